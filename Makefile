@@ -1,0 +1,49 @@
+# dispatchkit: `make test` and `make demo` set everything up themselves on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+STAMP := $(VENV)/.stamp-deps
+ORACLE_STAMP := $(VENV)/.stamp-oracle
+
+.PHONY: test demo setup oracle dot lint bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+# Runtime + test dependencies, the project itself (editable). Re-run only when pyproject.toml changes.
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) install -q -e ".[test]"
+	touch $@
+
+# The torch oracle (CPU build from the local wheel cache). Tests skip with a reason when it is absent.
+$(ORACLE_STAMP): | $(PY)
+	$(PIP) install -q torch==2.13.0 || echo "warning: torch oracle not installed; oracle tests will be skipped"
+	touch $@
+
+# Debian's graphviz for `dot` (SVG rendering), installed when missing and we are root.
+dot:
+	@if command -v dot >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing graphviz (dot) with apt-get"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null) \
+		|| echo "warning: could not install graphviz; SVG rendering tests will be skipped"; \
+	else echo "note: 'dot' is missing; install Debian's graphviz (apt-get install graphviz) for SVG output"; fi
+
+setup: $(STAMP) $(ORACLE_STAMP) dot
+
+test: setup
+	$(PY) -m pytest -q
+
+demo: setup
+	$(PY) -m dispatcher.demo
+
+lint: setup
+	$(VENV)/bin/ruff check .
+
+bench: setup
+	$(PY) bench/dispatch_overhead.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

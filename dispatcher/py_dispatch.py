@@ -1,0 +1,164 @@
+"""The Python dispatcher: ``py_impl`` kernels, ``resolve_key`` and the PythonDispatcher fallback.
+
+Corresponds to torch/_ops.py (``resolve_key``, ``OperatorBase.py_impl``,
+``OpOverload._get_dispatch``) and the PythonDispatcher boxed fallback of
+aten/src/ATen/core/PythonFallbackKernel.cpp + torch/csrc/PyInterpreter.cpp.
+
+While the PythonDispatcher key is in TLS (``EnablePythonDispatcher``) it is the
+highest key of every call. Its fallback drops its own bit, takes the key the
+call would have reached, and asks the op (once per key, then cached) what
+handles it: ``resolve_key`` finds the registration that would fill that slot
+(kernel, CEA, CIA, Autograd, fallback: the same ladder as ``dispatch_table``,
+Python and table registrations together), then a ``py_impl`` kernel on the
+resolved key wins over the table's kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .alias import AUTOGRADOTHER_BACKENDS, backend_keyset_from_autograd, is_included_in_alias
+from .dispatch import call_boxed_for_dispatch_key, highest_key
+from .errors import AmbiguousAutogradOtherError, DispatchError, RegistrationError
+from .keys import DispatchKey, is_alias_key, to_functionality_key
+from .keyset import PYTHON_DISPATCHER_BIT, key_bits
+from .registry import REGISTRY
+from .tls import state as _tls
+
+DK = DispatchKey
+
+
+def has_kernel_for_dispatch_key(op: Any, key: DispatchKey) -> bool:
+    """A Python (py_impl) or table registration directly on ``key``."""
+    return key in op.py_kernels or bool(op.kernels.get(key))
+
+
+def has_kernel_for_any_dispatch_key(op: Any, raw: int) -> bool:
+    for key in list(op.py_kernels) + [k for k, v in op.kernels.items() if v]:
+        if not is_alias_key(key):
+            bits = key_bits(key)
+            if bits and raw & bits == bits:
+                return True
+    return False
+
+
+def resolve_key(op: Any, key: DispatchKey) -> DispatchKey:
+    """The key whose registration serves runtime key ``key`` (may be an alias key or ``key`` itself)."""
+    key = DispatchKey(key)
+    undefined = key == DK.Undefined
+    if has_kernel_for_dispatch_key(op, key):
+        return key
+    for cand in (DK.CompositeExplicitAutogradNonFunctional, DK.CompositeExplicitAutograd):
+        if (undefined or is_included_in_alias(key, cand)) and has_kernel_for_dispatch_key(op, cand):
+            return cand
+    has_backend_kernel = has_kernel_for_any_dispatch_key(
+        op, backend_keyset_from_autograd(key)
+    ) or has_kernel_for_dispatch_key(op, DK.CompositeExplicitAutograd)
+    cand = DK.CompositeImplicitAutogradNestedTensor
+    if (
+        not undefined
+        and is_included_in_alias(key, cand)
+        and has_kernel_for_dispatch_key(op, cand)
+        and not has_backend_kernel
+    ):
+        return cand
+    cand = DK.CompositeImplicitAutograd
+    if (undefined or is_included_in_alias(key, cand)) and has_kernel_for_dispatch_key(op, cand):
+        if key == DK.AutogradOther and has_kernel_for_any_dispatch_key(op, AUTOGRADOTHER_BACKENDS):
+            raise AmbiguousAutogradOtherError("ambiguous autogradother kernel")
+        if not has_backend_kernel:
+            return cand
+    for cand in (DK.Autograd, DK.FuncTorchBatchedDecomposition):
+        if is_included_in_alias(key, cand) and has_kernel_for_dispatch_key(op, cand):
+            return cand
+    if REGISTRY.fallbacks[key] is not None:
+        return key
+    raise DispatchError(f"could not find kernel for {op} at dispatch key {key}")
+
+
+def _python_key_handler(op: Any) -> Callable[..., Any]:
+    """Handler for the Python key when the op has mode-specific rules (``py_impl(ModeClass)``)."""
+
+    def handler(*args: Any, **kwargs: Any) -> Any:
+        stack = _tls.dispatch_mode_stack
+        mode = stack[-1] if stack else None
+        rule = op.python_key_table.get(type(mode)) if mode is not None else None
+        if rule is None:
+            return call_boxed_for_dispatch_key(op, DK.Python, args, kwargs)
+        stack.pop()
+        try:
+            return rule(mode, *args, **kwargs)
+        finally:
+            stack.append(mode)
+
+    return handler
+
+
+def _pre_dispatch_handler(op: Any) -> Callable[..., Any]:
+    """Uncached handler: run the top pre-dispatch mode with that mode popped."""
+
+    def handler(*args: Any, **kwargs: Any) -> Any:
+        stack = _tls.pre_dispatch_mode_stack
+        mode = stack.pop()
+        try:
+            return mode.__torch_dispatch__(op, (), args, kwargs)
+        finally:
+            stack.append(mode)
+
+    return handler
+
+
+def get_dispatch(op: Any, key: DispatchKey) -> DispatchKey | Callable[..., Any]:
+    """What serves ``key`` for ``op`` under the Python dispatcher: a DispatchKey or a Python callable."""
+    key = DispatchKey(key)
+    if key == DK.Python:
+        if not op.python_key_table:
+            op._dispatch_cache[key] = key
+            return key
+        handler = _python_key_handler(op)
+        op._dispatch_cache[key] = handler
+        return handler
+    if to_functionality_key(key) == DK.PreDispatch:
+        python_excluded = _tls.excluded & key_bits(DK.Python)
+        if _tls.pre_dispatch_mode_stack and not python_excluded:
+            return _pre_dispatch_handler(op)  # not cached: modes come and go
+    final = resolve_key(op, key)
+    result = op.py_kernels.get(final, final)
+    if key != DK.PreDispatch:
+        op._dispatch_cache[key] = result
+    return result
+
+
+def python_dispatcher_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
+    """The PythonDispatcher key's boxed fallback (registered for every op)."""
+    key = highest_key(ks & ~PYTHON_DISPATCHER_BIT)
+    handler = op._dispatch_cache.get(key)
+    if handler is None:
+        handler = get_dispatch(op, key)
+    if _tls.tracer is not None:
+        _tls.tracer.on_python_dispatcher(op, DispatchKey(key), handler)
+    if isinstance(handler, DispatchKey):
+        return call_boxed_for_dispatch_key(op, handler, args, kwargs)
+    return handler(*args, **kwargs)
+
+
+def py_impl(op: Any, key: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``op.py_impl(DispatchKey.X)(fn)`` or ``op.py_impl(ModeClass)(fn)``."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if isinstance(key, type):
+            if key in op.python_key_table:
+                raise RegistrationError(f"Trying to override a python impl for {key} on operator {op.name()}")
+            op.python_key_table[key] = fn
+        else:
+            k = DispatchKey(key) if isinstance(key, int) else DispatchKey[key]
+            if k == DK.Python:
+                raise AssertionError("Please register a mode for the DispatchKey.Python key instead.")
+            if k in op.py_kernels:
+                raise RegistrationError(f"Trying to override a python impl for {k} on operator {op.name()}")
+            op.py_kernels[k] = fn
+        op._dispatch_cache.clear()
+        return fn
+
+    return register

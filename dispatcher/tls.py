@@ -1,0 +1,217 @@
+"""Thread-local dispatch state and the guards that change it.
+
+Corresponds to c10/core/impl/LocalDispatchKeySet.h, c10/core/impl/PythonDispatcherTLS.h
+and the guards exposed as ``torch._C._AutoDispatchBelowAutograd`` & co.
+
+Each thread has its own included and excluded key sets. PyTorch stores them
+XOR'ed with the defaults so that a zero-initialised thread starts with
+included = {BackendSelect, ADInplaceOrView} and excluded = {every Autocast key};
+we simply initialise every new thread's state with those defaults.
+
+Every guard is a context manager that undoes exactly what it did when it exits,
+also when its body raises. Like c10's guards, an include/exclude guard only
+removes on exit the keys that it added itself (keys that were already present
+stay), so guards nest in any order.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .keys import DispatchKey
+from .keyset import BACKEND_MASK, DispatchKeySet, key_bits
+
+# ---------------------------------------------------------------------------
+# Key sets that guards use (c10/core/DispatchKeySet.h)
+
+AUTOCAST_KEYS: tuple[DispatchKey, ...] = tuple(k for k in DispatchKey if k.name.startswith("Autocast"))
+DEFAULT_INCLUDED = key_bits(DispatchKey.BackendSelect) | key_bits(DispatchKey.ADInplaceOrView)
+DEFAULT_EXCLUDED = 0
+for _k in AUTOCAST_KEYS:
+    DEFAULT_EXCLUDED |= key_bits(_k)
+
+#: every autograd functionality, without backend bits (c10 ``autograd_dispatch_keyset``)
+AUTOGRAD_KEYS_RAW = (
+    key_bits(DispatchKey.AutogradFunctionality)
+    | key_bits(DispatchKey.AutogradOther)
+    | key_bits(DispatchKey.AutogradNestedTensor)
+)
+AUTOGRAD_AND_ADINPLACEORVIEW_RAW = AUTOGRAD_KEYS_RAW | key_bits(DispatchKey.ADInplaceOrView)
+PYTHON_DISPATCHER_RAW = key_bits(DispatchKey.PythonDispatcher)
+PRE_DISPATCH_RAW = key_bits(DispatchKey.PreDispatch)
+
+
+class _DispatchTLS(threading.local):
+    """The per-thread dispatch state. One instance, ``state``; each thread sees its own fields."""
+
+    def __init__(self) -> None:
+        self.included = DEFAULT_INCLUDED
+        self.excluded = DEFAULT_EXCLUDED
+        # What the hot path ANDs with: subtraction of the excluded set keeps backend bits.
+        self.exclude_mask = ~(DEFAULT_EXCLUDED & ~BACKEND_MASK)
+        # explain_dispatch records hops here while it runs (None: not recording).
+        self.tracer: Any = None
+        # Stacks for dispatch modes (filled by the modes machinery).
+        self.dispatch_mode_stack: list[Any] = []
+        self.pre_dispatch_mode_stack: list[Any] = []
+        # PythonTLSSnapshot: the (included, excluded) pair seen when Python dispatch was entered.
+        self.tls_snapshot: tuple[int, int] | None = None
+
+
+state = _DispatchTLS()
+
+
+def _set_excluded(raw: int) -> None:
+    state.excluded = raw
+    state.exclude_mask = ~(raw & ~BACKEND_MASK)
+
+
+def set_raw_included(raw: int) -> None:
+    """Replace the included set (raw bits). Prefer the guards."""
+    state.included = raw
+
+
+def set_raw_excluded(raw: int) -> None:
+    """Replace the excluded set (raw bits). Prefer the guards."""
+    _set_excluded(raw)
+
+
+# ---------------------------------------------------------------------------
+# Queries, with PyTorch's names (torch._C._dispatch_tls_*)
+
+def tls_local_include_set() -> DispatchKeySet:
+    return DispatchKeySet.from_raw_repr(state.included)
+
+
+def tls_local_exclude_set() -> DispatchKeySet:
+    return DispatchKeySet.from_raw_repr(state.excluded)
+
+
+def tls_is_dispatch_key_included(key: DispatchKey) -> bool:
+    bits = key_bits(key)
+    return state.included & bits == bits and bits != 0
+
+
+def tls_is_dispatch_key_excluded(key: DispatchKey) -> bool:
+    bits = key_bits(key)
+    return state.excluded & bits == bits and bits != 0
+
+
+def tls_set_dispatch_key_included(key: DispatchKey, included: bool) -> None:
+    bits = key_bits(key)
+    state.included = state.included | bits if included else state.included & ~bits
+
+
+def tls_set_dispatch_key_excluded(key: DispatchKey, excluded: bool) -> None:
+    bits = key_bits(key)
+    _set_excluded(state.excluded | bits if excluded else state.excluded & ~bits)
+
+
+def is_python_dispatcher_enabled() -> bool:
+    return bool(state.included & PYTHON_DISPATCHER_RAW)
+
+
+# ---------------------------------------------------------------------------
+# Guards
+
+def _as_raw(keys: DispatchKey | DispatchKeySet | int) -> int:
+    if isinstance(keys, DispatchKeySet):
+        return keys.repr
+    return key_bits(keys)
+
+
+class IncludeDispatchKeyGuard:
+    """Add keys to this thread's included set; on exit remove the ones that were not there before."""
+
+    def __init__(self, keys: DispatchKey | DispatchKeySet) -> None:
+        self._raw = _as_raw(keys)
+        self._added = 0
+
+    def __enter__(self) -> IncludeDispatchKeyGuard:
+        self._added = self._raw & ~state.included
+        state.included |= self._added
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        state.included &= ~self._added
+
+
+class ExcludeDispatchKeyGuard:
+    """Add keys to this thread's excluded set; on exit remove the ones that were not there before."""
+
+    def __init__(self, keys: DispatchKey | DispatchKeySet) -> None:
+        self._raw = _as_raw(keys)
+        self._added = 0
+
+    def __enter__(self) -> ExcludeDispatchKeyGuard:
+        self._added = self._raw & ~state.excluded
+        _set_excluded(state.excluded | self._added)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _set_excluded(state.excluded & ~self._added)
+
+
+class _SetIncludedBit:
+    """Set one included bit to a fixed value and restore its previous value on exit."""
+
+    _bits = 0
+    _value = True
+
+    def __enter__(self) -> _SetIncludedBit:
+        self._was = state.included & self._bits
+        state.included = state.included | self._bits if self._value else state.included & ~self._bits
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        state.included = (state.included & ~self._bits) | self._was
+
+
+class EnablePythonDispatcher(_SetIncludedBit):
+    """Turn the Python dispatcher on (``torch._C._EnablePythonDispatcher``).
+
+    While on, PythonDispatcher is the highest key of every call and ``py_impl``
+    kernels are honoured.
+    """
+
+    _bits = PYTHON_DISPATCHER_RAW
+    _value = True
+
+
+class DisablePythonDispatcher(_SetIncludedBit):
+    """Turn the Python dispatcher off for the body (``torch._C._DisablePythonDispatcher``)."""
+
+    _bits = PYTHON_DISPATCHER_RAW
+    _value = False
+
+
+class EnablePreDispatch(IncludeDispatchKeyGuard):
+    """Include the PreDispatch key (``torch._C._EnablePreDispatch``), where pre-dispatch modes live."""
+
+    def __init__(self) -> None:
+        super().__init__(DispatchKey.PreDispatch)
+
+
+class AutoDispatchBelowAutograd(ExcludeDispatchKeyGuard):
+    """Exclude every autograd key (``torch._C._AutoDispatchBelowAutograd``)."""
+
+    def __init__(self) -> None:
+        super().__init__(DispatchKeySet.from_raw_repr(AUTOGRAD_KEYS_RAW))
+
+
+class AutoDispatchBelowADInplaceOrView(ExcludeDispatchKeyGuard):
+    """Exclude every autograd key and ADInplaceOrView (``torch._C._AutoDispatchBelowADInplaceOrView``)."""
+
+    def __init__(self) -> None:
+        super().__init__(DispatchKeySet.from_raw_repr(AUTOGRAD_AND_ADINPLACEORVIEW_RAW))
+
+
+# PyTorch's Python spellings of the same guards.
+_EnablePythonDispatcher = EnablePythonDispatcher
+_DisablePythonDispatcher = DisablePythonDispatcher
+_EnablePreDispatch = EnablePreDispatch
+_AutoDispatchBelowAutograd = AutoDispatchBelowAutograd
+_AutoDispatchBelowADInplaceOrView = AutoDispatchBelowADInplaceOrView
+_IncludeDispatchKeyGuard = IncludeDispatchKeyGuard
+_ExcludeDispatchKeyGuard = ExcludeDispatchKeyGuard
