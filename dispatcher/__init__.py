@@ -7,7 +7,26 @@ tables with PyTorch 2.13's precedence rules, the Python dispatcher
 from ``tracer`` or ``passes``. See DESIGN.md for the path of one call.
 """
 
+from . import dtypes as _dtype_module
 from . import fallbacks as _fallbacks
+from . import ops
+from .creation import as_tensor, from_numpy, tensor
+from .dtypes import (
+    bool,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
 from .errors import (
     AmbiguousAutogradOtherError,
     DispatchError,
@@ -19,8 +38,9 @@ from .explain import DispatchExplanation, explain_dispatch
 from .keys import DispatchKey
 from .keyset import DispatchKeySet, full_after
 from .library import Library, fallthrough_kernel
-from .op_overload import OpOverload, OpOverloadPacket, ops
+from .op_overload import OpOverload, OpOverloadPacket
 from .schema import FunctionSchema, parse_schema
+from .tensor import Size, Tensor, device
 from .tls import (
     AutoDispatchBelowADInplaceOrView,
     AutoDispatchBelowAutograd,
@@ -34,8 +54,35 @@ from .tls import (
 )
 
 _fallbacks.install()
+from . import tensor_methods as _tensor_methods  # noqa: E402
+from .ops import registration as _registration  # noqa: E402
+
+_tensor_methods.install()
+_registration.register_aten()
+dtype = _dtype_module.dtype
 
 __all__ = [
+    "Size",
+    "Tensor",
+    "as_tensor",
+    "bool",
+    "complex64",
+    "complex128",
+    "device",
+    "dtype",
+    "float16",
+    "float32",
+    "float64",
+    "from_numpy",
+    "get_default_dtype",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "promote_types",
+    "set_default_dtype",
+    "tensor",
+    "uint8",
     "AmbiguousAutogradOtherError",
     "AutoDispatchBelowADInplaceOrView",
     "AutoDispatchBelowAutograd",

@@ -281,22 +281,12 @@ class _OpNamespace:
         return f"<module 'dispatcher.ops.{self.name}' from 'dispatcher.ops'>"
 
 
-class _Ops:
-    """``dispatcher.ops``: ``ops.<namespace>.<op>.<overload>``."""
-
-    def __init__(self) -> None:
-        self._namespaces: dict[str, _OpNamespace] = {}
-
-    def __getattr__(self, name: str) -> _OpNamespace:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        ns = self._namespaces.get(name)
-        if ns is None:
-            ns = self._namespaces[name] = _OpNamespace(name)
-        return ns
-
-    def __repr__(self) -> str:
-        return "<module 'dispatcher.ops' from 'op_overload.py'>"
+_NAMESPACES: dict[str, _OpNamespace] = {}
 
 
-ops = _Ops()
+def namespace(name: str) -> _OpNamespace:
+    """``ops.<name>``: the (cached) namespace object."""
+    ns = _NAMESPACES.get(name)
+    if ns is None:
+        ns = _NAMESPACES[name] = _OpNamespace(name)
+    return ns

@@ -1,0 +1,328 @@
+"""The Tensor: NumPy storage, PyTorch metadata, and every operation through the dispatcher.
+
+Corresponds to c10/core/TensorImpl.h (sizes, strides, storage offset, key set,
+version counter) plus the Python-visible surface of ``torch.Tensor``.
+
+Storage model: a CPU tensor owns (or shares) a flat NumPy array, its *storage*,
+and sees it through ``shape`` / ``stride`` / ``storage_offset`` in elements,
+exactly like PyTorch. ``_data`` is the NumPy strided view of the storage that
+those three describe; a view op builds a new Tensor on the same storage with
+new geometry, so writes through a view show in its base and vice versa. A meta
+tensor has the same metadata and no storage.
+
+Nothing here computes: every method calls an aten operator (``ops.aten...``)
+through the dispatcher, so modes, autograd and tracing see every operation.
+The methods themselves live in ``tensor_methods.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as _dt
+from .keys import DispatchKey
+from .keyset import DispatchKeySet
+
+CPU_KEY_SET = DispatchKeySet(
+    [DispatchKey.CPU, DispatchKey.ADInplaceOrView, DispatchKey.AutogradCPU, DispatchKey.AutocastCPU]
+).raw_repr()
+META_KEY_SET = DispatchKeySet([DispatchKey.Meta, DispatchKey.ADInplaceOrView, DispatchKey.AutogradMeta]).raw_repr()
+_KEY_SETS = {"cpu": CPU_KEY_SET, "meta": META_KEY_SET}
+
+
+class device:  # noqa: N801 - PyTorch's name
+    """``device(type='cpu')``. Only "cpu" and "meta" exist here."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:  # noqa: A002
+        if isinstance(type, device):
+            type, index = type.type, type.index  # noqa: A001
+        if ":" in type:
+            type, _, idx = type.partition(":")  # noqa: A001
+            index = int(idx)
+        if type not in ("cpu", "meta"):
+            raise RuntimeError(
+                f"Expected one of cpu, meta device type at start of device string: {type} "
+                "(dispatchkit has only the cpu and meta devices)"
+            )
+        self.type = type
+        self.index = index
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and other.type == self.type and other.index == self.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+
+_CPU = device("cpu")
+_META = device("meta")
+
+
+def as_device(d: Any) -> device:
+    if d is None:
+        return _CPU
+    if isinstance(d, device):
+        return d
+    return _CPU if d == "cpu" else _META if d == "meta" else device(d)
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple of ints with PyTorch's repr."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides in elements (sizes of 0 or 1 count as 1, as PyTorch does)."""
+    strides = []
+    acc = 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+class _VersionCounter:
+    """Shared by a tensor and all its views; bumped by every in-place op."""
+
+    __slots__ = ("version",)
+
+    def __init__(self) -> None:
+        self.version = 0
+
+
+class Tensor:
+    """A PyTorch-like tensor. Build them with ``dispatcher.tensor(...)`` and the factory functions."""
+
+    # Hot-path fields first; everything a kernel reads is a plain attribute.
+    __slots__ = (
+        "_key_set", "_data", "_storage", "_shape", "_stride", "_storage_offset", "_dtype", "_device",
+        "_version_counter", "_base", "requires_grad", "grad", "grad_fn", "_retains_grad",
+        "_backward_hooks", "_autograd_meta", "__weakref__", "__dict__",
+    )
+
+    # --- construction (used by kernels; users call factory functions) ------------------------
+    @classmethod
+    def _from_storage(
+        cls,
+        storage: np.ndarray | None,
+        shape: tuple[int, ...],
+        stride: tuple[int, ...],
+        offset: int,
+        dtype: _dt.dtype,
+        device_: device,
+        base: Tensor | None = None,
+    ) -> Tensor:
+        """A tensor over ``storage`` (flat, or None for meta) with the given geometry in elements."""
+        t = object.__new__(cls)
+        t._key_set = _KEY_SETS[device_.type]
+        t._storage = storage
+        t._shape = shape
+        t._stride = stride
+        t._storage_offset = offset
+        t._dtype = dtype
+        t._device = device_
+        if storage is not None:
+            item = storage.itemsize
+            t._data = np.lib.stride_tricks.as_strided(
+                storage[offset:] if offset else storage, shape, tuple(s * item for s in stride)
+            )
+        else:
+            t._data = None
+        t._base = base
+        t._version_counter = base._version_counter if base is not None else _VersionCounter()
+        t.requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._retains_grad = False
+        t._backward_hooks = None
+        t._autograd_meta = None
+        return t
+
+    @classmethod
+    def _from_numpy(cls, array: np.ndarray, dtype: _dt.dtype | None = None) -> Tensor:
+        """A new CPU tensor owning ``array``'s values (row-major; the array is copied only if needed)."""
+        dt = dtype or _dt.from_numpy_dtype(array.dtype)
+        arr = np.ascontiguousarray(array, dtype=dt.np_dtype)
+        shape = tuple(arr.shape)
+        storage = arr.reshape(-1)
+        t = object.__new__(cls)
+        t._key_set = CPU_KEY_SET
+        t._storage = storage
+        t._shape = shape
+        t._stride = contiguous_strides(shape)
+        t._storage_offset = 0
+        t._dtype = dt
+        t._device = _CPU
+        t._data = arr
+        t._base = None
+        t._version_counter = _VersionCounter()
+        t.requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._retains_grad = False
+        t._backward_hooks = None
+        t._autograd_meta = None
+        return t
+
+    @classmethod
+    def _empty(cls, shape: tuple[int, ...], dtype: _dt.dtype, device_: device, stride: tuple[int, ...] | None = None) -> Tensor:
+        """A new tensor with uninitialised (zeroed, on CPU) storage and the given layout."""
+        shape = tuple(shape)
+        stride = contiguous_strides(shape) if stride is None else tuple(stride)
+        if device_.type == "meta":
+            return cls._from_storage(None, shape, stride, 0, dtype, device_)
+        size = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if all(shape) else 0
+        storage = np.zeros(size, dtype=dtype.np_dtype)
+        return cls._from_storage(storage, shape, stride, 0, dtype, device_)
+
+    def _view(self, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
+        """A view of this tensor's storage with new geometry (what every view op returns)."""
+        base = self._base if self._base is not None else self
+        return Tensor._from_storage(self._storage, tuple(shape), tuple(stride), offset, self._dtype, self._device, base)
+
+    # --- metadata ---------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None) -> Size | int:
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[_wrap_dim(dim, len(self._shape), "size")]
+
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        if dim is None:
+            return self._stride
+        return self._stride[_wrap_dim(dim, len(self._shape), "stride")]
+
+    def storage_offset(self) -> int:
+        return self._storage_offset
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndim = property(dim)
+
+    def ndimension(self) -> int:
+        return len(self._shape)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> _dt.dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> device:
+        return self._device
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device.type == "meta"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        expected = 1
+        for size, stride in zip(reversed(self._shape), reversed(self._stride)):
+            if size == 0:
+                return True
+            if size != 1 and stride != expected:
+                return False
+            expected *= size
+        return True
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.version
+
+    def _bump_version(self) -> None:
+        self._version_counter.version += 1
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def data_ptr(self) -> int:
+        if self._storage is None:
+            return 0
+        return self._storage.__array_interface__["data"][0] + self._storage_offset * self._dtype.itemsize
+
+    def untyped_storage_ptr(self) -> int:
+        return 0 if self._storage is None else self._storage.__array_interface__["data"][0]
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from .tensor_repr import tensor_repr
+
+        return tensor_repr(self)
+
+    def numpy(self) -> np.ndarray:
+        """The values as a NumPy array sharing memory (like ``Tensor.numpy()``)."""
+        if self._data is None:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._data
+
+
+def _wrap_dim(dim: int, ndim: int, what: str = "dim") -> int:
+    """Normalize a possibly negative dim, with PyTorch's IndexError message."""
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{what}(): argument 'dim' must be int, not {type(dim).__name__}")
+    if dim < lo or dim > hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    return _wrap_dim(dim, ndim)
