@@ -24,7 +24,7 @@ from . import dispatch_table
 from .errors import RegistrationError
 from .kernel import FALLBACK, FALLBACK_KEYSET, PLAIN, WITH_KEYSET, KernelFunction, registration_site
 from .keys import DispatchKey, is_alias_key, is_runtime_key
-from .op_overload import OpOverload, get_or_create_overload
+from .op_overload import OpOverload, forget_cached, get_or_create_overload
 from .registry import REGISTRY
 from .schema import parse_schema
 
@@ -84,6 +84,8 @@ def _register_kernel(op: OpOverload, key: DispatchKey, kernel: KernelFunction) -
 
 def _forget_if_empty(op: OpOverload) -> None:
     """Drop an operator that has neither a schema nor kernels (so ``ops.ns.name`` stops resolving)."""
+    if op._schema is None:
+        forget_cached(op._qualified_name)
     if op._schema is None and not any(op.kernels.values()):
         overloads = REGISTRY.operators.get(op._qualified_name, {})
         if overloads.get(op._overload_name_raw) is op:

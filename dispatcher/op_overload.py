@@ -197,7 +197,13 @@ class OpOverloadPacket:
         op = self._overloads.get(raw)
         if op is None or op._schema is None:
             raise AttributeError(f"The underlying op of '{self}' has no overload name '{name}'")
+        self.__dict__[name] = op  # cached: later lookups are plain attribute hits
         return op
+
+    def _forget_cached(self) -> None:
+        """Drop cached overload attributes (an overload was removed)."""
+        for name in [n for n, v in self.__dict__.items() if isinstance(v, OpOverload)]:
+            del self.__dict__[name]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.overloads())
@@ -268,6 +274,7 @@ class _OpNamespace:
         packet = REGISTRY.packets.get(f"{self.name}::{op_name}")
         if packet is None or not packet.overloads():
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
+        self.__dict__[op_name] = packet  # cached: later lookups are plain attribute hits
         return packet
 
     def __dir__(self) -> list[str]:
@@ -282,6 +289,17 @@ class _OpNamespace:
 
 
 _NAMESPACES: dict[str, _OpNamespace] = {}
+
+
+def forget_cached(qualified_name: str) -> None:
+    """An overload of ``ns::name`` went away: drop cached attribute lookups that could hold it."""
+    ns, name = qualified_name.split("::", 1)
+    namespace_obj = _NAMESPACES.get(ns)
+    if namespace_obj is not None:
+        namespace_obj.__dict__.pop(name, None)
+    packet = REGISTRY.packets.get(qualified_name)
+    if packet is not None:
+        packet._forget_cached()
 
 
 def namespace(name: str) -> _OpNamespace:

@@ -91,8 +91,21 @@ class Size(tuple):
         return n
 
 
+_STRIDE_CACHE: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Row-major strides in elements (sizes of 0 or 1 count as 1, as PyTorch does)."""
+    """Row-major strides in elements (sizes of 0 or 1 count as 1, as PyTorch does). Cached by shape."""
+    cached = _STRIDE_CACHE.get(shape)
+    if cached is not None:
+        return cached
+    strides = _compute_contiguous_strides(shape)
+    if len(_STRIDE_CACHE) < 4096 and type(shape) is tuple:
+        _STRIDE_CACHE[shape] = strides
+    return strides
+
+
+def _compute_contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     strides = []
     acc = 1
     for s in reversed(shape):
@@ -115,7 +128,7 @@ class Tensor:
 
     # Hot-path fields first; everything a kernel reads is a plain attribute.
     __slots__ = (
-        "_key_set", "_data", "_storage", "_shape", "_stride", "_storage_offset", "_dtype", "_device",
+        "_key_set", "_data", "_storage", "_shape", "_stride", "_storage_offset", "_dtype", "_device", "_contiguous",
         "_version_counter", "_base", "requires_grad", "grad", "grad_fn", "_retains_grad",
         "_backward_hooks", "_autograd_meta", "__weakref__", "__dict__",
     )
@@ -141,6 +154,7 @@ class Tensor:
         t._storage_offset = offset
         t._dtype = dtype
         t._device = device_
+        t._contiguous = _is_contiguous(shape, stride)
         if storage is not None:
             item = storage.itemsize
             t._data = np.lib.stride_tricks.as_strided(
@@ -162,17 +176,23 @@ class Tensor:
     def _from_numpy(cls, array: np.ndarray, dtype: _dt.dtype | None = None) -> Tensor:
         """A new CPU tensor owning ``array``'s values (row-major; the array is copied only if needed)."""
         dt = dtype or _dt.from_numpy_dtype(array.dtype)
-        arr = np.ascontiguousarray(array, dtype=dt.np_dtype)
-        shape = tuple(arr.shape)
-        storage = arr.reshape(-1)
+        if array.dtype != dt.np_dtype or not array.flags.c_contiguous:
+            array = np.ascontiguousarray(array, dtype=dt.np_dtype)
+        return cls._wrap_contiguous(array, dt)
+
+    @classmethod
+    def _wrap_contiguous(cls, arr: np.ndarray, dt: _dt.dtype) -> Tensor:
+        """A new CPU tensor over a C-contiguous array of the right dtype (no checks: the hot path)."""
         t = object.__new__(cls)
         t._key_set = CPU_KEY_SET
-        t._storage = storage
+        shape = arr.shape
         t._shape = shape
         t._stride = contiguous_strides(shape)
+        t._storage = arr.reshape(-1)
         t._storage_offset = 0
         t._dtype = dt
         t._device = _CPU
+        t._contiguous = True
         t._data = arr
         t._base = None
         t._version_counter = _VersionCounter()
@@ -260,14 +280,7 @@ class Tensor:
         return self._dtype.itemsize
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        expected = 1
-        for size, stride in zip(reversed(self._shape), reversed(self._stride)):
-            if size == 0:
-                return True
-            if size != 1 and stride != expected:
-                return False
-            expected *= size
-        return True
+        return self._contiguous
 
     @property
     def _version(self) -> int:
@@ -312,6 +325,18 @@ class Tensor:
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
+
+
+def _is_contiguous(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """PyTorch's rule: row-major dense, ignoring dims of size 1; empty tensors are contiguous."""
+    expected = 1
+    for size, st in zip(reversed(shape), reversed(stride)):
+        if size == 0:
+            return True
+        if size != 1 and st != expected:
+            return False
+        expected *= size
+    return True
 
 
 def _wrap_dim(dim: int, ndim: int, what: str = "dim") -> int:

@@ -17,6 +17,8 @@ aten = namespace("aten")
 
 
 def _add(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if alpha == 1:
+        return aten.add.Tensor(self, other)
     return aten.add.Tensor(self, other, alpha=alpha)
 
 

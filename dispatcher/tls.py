@@ -193,18 +193,40 @@ class EnablePreDispatch(IncludeDispatchKeyGuard):
         super().__init__(DispatchKey.PreDispatch)
 
 
-class AutoDispatchBelowAutograd(ExcludeDispatchKeyGuard):
+class _ExcludeFixed:
+    """Exclude a fixed raw key set for the body (no arguments: cheap enough for every op call)."""
+
+    __slots__ = ("_added",)
+    _raw = 0
+
+    def __enter__(self) -> _ExcludeFixed:
+        t = state
+        self._added = added = self._raw & ~t.excluded
+        if added:
+            t.excluded |= added
+            t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        added = self._added
+        if added:
+            t = state
+            t.excluded &= ~added
+            t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
+
+
+class AutoDispatchBelowAutograd(_ExcludeFixed):
     """Exclude every autograd key (``torch._C._AutoDispatchBelowAutograd``)."""
 
-    def __init__(self) -> None:
-        super().__init__(DispatchKeySet.from_raw_repr(AUTOGRAD_KEYS_RAW))
+    __slots__ = ()
+    _raw = AUTOGRAD_KEYS_RAW
 
 
-class AutoDispatchBelowADInplaceOrView(ExcludeDispatchKeyGuard):
+class AutoDispatchBelowADInplaceOrView(_ExcludeFixed):
     """Exclude every autograd key and ADInplaceOrView (``torch._C._AutoDispatchBelowADInplaceOrView``)."""
 
-    def __init__(self) -> None:
-        super().__init__(DispatchKeySet.from_raw_repr(AUTOGRAD_AND_ADINPLACEORVIEW_RAW))
+    __slots__ = ()
+    _raw = AUTOGRAD_AND_ADINPLACEORVIEW_RAW
 
 
 # PyTorch's Python spellings of the same guards.

@@ -79,10 +79,10 @@ def elementwise_strides(shape: tuple[int, ...], operands: Sequence[Any]) -> tupl
     output is then dense in that order. Contiguous inputs give contiguous output.
     """
     ndim = len(shape)
-    tensors = [t for t in operands if isinstance(t, Tensor) and t.dim() > 0]
+    tensors = [t for t in operands if isinstance(t, Tensor) and t._shape]
     if ndim <= 1 or not tensors:
         return contiguous_strides(shape)
-    if all(t._shape == shape and t.is_contiguous() for t in tensors):
+    if all(t._contiguous for t in tensors):
         return contiguous_strides(shape)
     strides = [_broadcast_strides(t, shape) for t in tensors]
 
@@ -132,14 +132,15 @@ def materialize(meta: TensorMeta, values: Any, device_of: Any) -> Tensor:
     if device.type == "meta":
         return Tensor._empty(meta.shape, meta.dtype, device, meta.stride)
     arr = values() if callable(values) else values
-    arr = np.asarray(arr)
+    if type(arr) is not np.ndarray:
+        arr = np.asarray(arr)
     if (
         arr.dtype == meta.dtype.np_dtype
+        and arr.flags.c_contiguous
         and arr.shape == meta.shape
         and meta.stride == contiguous_strides(meta.shape)
-        and arr.flags.c_contiguous
     ):
-        return Tensor._from_numpy(arr, meta.dtype)
+        return Tensor._wrap_contiguous(arr, meta.dtype)
     out = Tensor._empty(meta.shape, meta.dtype, device, meta.stride)
     if out._data.size:
         out._data[...] = arr.astype(meta.dtype.np_dtype, copy=False)

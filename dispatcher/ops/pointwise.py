@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..tensor import Tensor
+from ..tensor import Tensor, contiguous_strides
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, broadcast_shapes, elementwise_strides, materialize, np_operand
 
@@ -24,6 +24,11 @@ def _shape(x: Any) -> tuple[int, ...]:
 
 def binary_meta(a: Any, b: Any, dtype: _dt.dtype | None = None) -> TensorMeta:
     """Broadcast shape, promoted dtype (or ``dtype``), TensorIterator strides."""
+    if type(b) is Tensor and type(a) is Tensor and a._shape == b._shape and a._contiguous and b._contiguous:
+        # The common case: same shape, both contiguous.
+        if dtype is None:
+            dtype = a._dtype if a._dtype is b._dtype else _dt.result_type(a, b)
+        return TensorMeta(a._shape, contiguous_strides(a._shape), dtype)
     shape = broadcast_shapes(_shape(a), _shape(b))
     return TensorMeta(shape, elementwise_strides(shape, (a, b)), dtype or _dt.result_type(a, b))
 
