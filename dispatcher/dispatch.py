@@ -92,8 +92,11 @@ def call_op(op: Any, /, *args: Any, **kwargs: Any) -> Any:
         t.tracer.on_call("call", op, arg_ks, ks, key, kernel)
     if kernel is None:
         raise missing_kernel_error(op, ks, key)
-    if kernel.convention == 0:
+    c = kernel.convention
+    if c == 0:
         return kernel.fn(*args, **kwargs)
+    if c == 4:
+        return kernel.fn(op, ks, args, kwargs)
     return kernel.call(op, ks, args, kwargs)
 
 
@@ -116,6 +119,11 @@ def redispatch_bound(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
         t.tracer.on_call("redispatch", op, given, ks, key, kernel)
     if kernel is None:
         raise missing_kernel_error(op, ks, key)
+    c = kernel.convention
+    if c == 0:
+        return kernel.fn(*args, **kwargs)
+    if c == 4:
+        return kernel.fn(op, ks, args, kwargs)
     return kernel.call(op, ks, args, kwargs)
 
 

@@ -128,7 +128,7 @@ class Tensor:
 
     # Hot-path fields first; everything a kernel reads is a plain attribute.
     __slots__ = (
-        "_key_set", "_data", "_storage", "_shape", "_stride", "_storage_offset", "_dtype", "_device", "_contiguous",
+        "_key_set", "_data", "_flat", "_shape", "_stride", "_storage_offset", "_dtype", "_device", "_contiguous",
         "_version_counter", "_base", "requires_grad", "grad", "grad_fn", "_retains_grad",
         "_backward_hooks", "_autograd_meta", "__weakref__", "__dict__",
     )
@@ -148,7 +148,7 @@ class Tensor:
         """A tensor over ``storage`` (flat, or None for meta) with the given geometry in elements."""
         t = object.__new__(cls)
         t._key_set = _KEY_SETS[device_.type]
-        t._storage = storage
+        t._flat = storage
         t._shape = shape
         t._stride = stride
         t._storage_offset = offset
@@ -188,7 +188,7 @@ class Tensor:
         shape = arr.shape
         t._shape = shape
         t._stride = contiguous_strides(shape)
-        t._storage = arr.reshape(-1)
+        t._flat = None  # the flat storage is made on first use (see _storage)
         t._storage_offset = 0
         t._dtype = dt
         t._device = _CPU
@@ -214,6 +214,18 @@ class Tensor:
         size = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if all(shape) else 0
         storage = np.zeros(size, dtype=dtype.np_dtype)
         return cls._from_storage(storage, shape, stride, 0, dtype, device_)
+
+    @property
+    def _storage(self) -> np.ndarray | None:
+        """The flat storage array (None on meta); made lazily for tensors wrapped from a contiguous array."""
+        flat = self._flat
+        if flat is None and self._data is not None:
+            flat = self._flat = self._data.reshape(-1)
+        return flat
+
+    @_storage.setter
+    def _storage(self, value: np.ndarray | None) -> None:
+        self._flat = value
 
     def _view(self, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
         """A view of this tensor's storage with new geometry (what every view op returns)."""

@@ -128,17 +128,20 @@ def materialize(meta: TensorMeta, values: Any, device_of: Any) -> Tensor:
 
     ``values`` may be a callable computing them (called only on CPU).
     """
-    device = device_of._device if isinstance(device_of, Tensor) else as_device(device_of)
+    device = device_of._device if type(device_of) is Tensor else (
+        device_of._device if isinstance(device_of, Tensor) else as_device(device_of)
+    )
     if device.type == "meta":
         return Tensor._empty(meta.shape, meta.dtype, device, meta.stride)
     arr = values() if callable(values) else values
     if type(arr) is not np.ndarray:
         arr = np.asarray(arr)
+    np_dtype = meta.dtype.np_dtype
     if (
-        arr.dtype == meta.dtype.np_dtype
+        (arr.dtype is np_dtype or arr.dtype == np_dtype)
         and arr.flags.c_contiguous
         and arr.shape == meta.shape
-        and meta.stride == contiguous_strides(meta.shape)
+        and (meta.stride is contiguous_strides(meta.shape) or meta.stride == contiguous_strides(meta.shape))
     ):
         return Tensor._wrap_contiguous(arr, meta.dtype)
     out = Tensor._empty(meta.shape, meta.dtype, device, meta.stride)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 
 from ..library import Library
+from .inplace_or_view import make_inplace_kernel
 from .kernel_registry import KERNELS
 from .native_functions import BACKEND, CEA, CIA, NATIVE_FUNCTIONS
 
@@ -24,6 +25,13 @@ _KIND_KEYS = {
 }
 
 ATEN: Library | None = None
+
+
+def _overload(name: str):  # noqa: ANN202
+    from ..op_overload import namespace
+
+    base, _, overload = name.partition(".")
+    return getattr(getattr(namespace("aten"), base), overload or "default")
 
 
 def missing_kernels() -> list[str]:
@@ -56,5 +64,10 @@ def register_aten() -> Library:
         if name not in listed:
             raise RuntimeError(f"kernel for aten::{name} ({key}) but the op is not in native_functions.py")
         lib.impl(name, fn, key, debug=f"registered at dispatcher/ops/{fn.__module__.rsplit('.', 1)[-1]}.py")
+    for op in NATIVE_FUNCTIONS:
+        overload = _overload(op.name)
+        if overload._schema.is_mutable:
+            lib.impl(op.name, make_inplace_kernel(overload), "ADInplaceOrView", with_keyset=True,
+                     debug="registered at dispatcher/ops/inplace_or_view.py")
     ATEN = lib
     return lib

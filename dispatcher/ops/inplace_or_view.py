@@ -1,0 +1,64 @@
+"""ADInplaceOrView kernels: version-counter bumps for in-place ops.
+
+Corresponds to the generated torch/csrc/autograd/generated/ADInplaceOrViewType*.cpp.
+ADInplaceOrView is a fallthrough for most ops; an op that writes to an argument
+(its schema marks it ``(a!)``) gets a kernel here that runs the op below this key
+and then bumps the version counter of every tensor it wrote, so autograd can
+tell when a saved tensor was modified. (View ops also get work at this key in
+PyTorch, for autograd's view tracking; that comes with autograd.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..keys import DispatchKey
+from ..keyset import BACKEND_MASK, DispatchKeySet, full_after_bits, key_bits
+from ..tls import state as _tls
+
+_AFTER = DispatchKeySet.from_raw_repr(full_after_bits(DispatchKey.ADInplaceOrView))
+_ADIOV = key_bits(DispatchKey.ADInplaceOrView)
+
+
+def written_arguments(schema: Any) -> tuple[list[int], list[str]]:
+    """Positions and keyword names of the arguments the schema says are written."""
+    positions, names = [], []
+    index = 0
+    for arg in schema.arguments:
+        writes = arg.alias_info is not None and arg.alias_info.is_write
+        if arg.kwarg_only:
+            if writes:
+                names.append(arg.name)
+        else:
+            if writes:
+                positions.append(index)
+            index += 1
+    return positions, names
+
+
+def make_inplace_kernel(op: Any) -> Any:
+    """The ADInplaceOrView kernel of one mutating op."""
+    positions, names = written_arguments(op._schema)
+
+    def kernel(ks: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        t = _tls
+        added = _ADIOV & ~t.excluded
+        if added:
+            t.excluded |= added
+            t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
+        try:
+            result = op.redispatch(ks & _AFTER, *args, **kwargs)
+        finally:
+            if added:
+                t.excluded &= ~added
+                t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
+        for i in positions:
+            if i < len(args):
+                args[i]._version_counter.version += 1
+        for name in names:
+            if kwargs.get(name) is not None:
+                kwargs[name]._version_counter.version += 1
+        return result
+
+    kernel.__name__ = kernel.__qualname__ = f"{op._opname}_ADInplaceOrView"
+    return kernel
