@@ -110,3 +110,14 @@ __all__ = [
     "tls_local_exclude_set",
     "tls_local_include_set",
 ]
+
+# --- front end exports ---
+# torch-level functions (dispatcher/functional.py) and dispatcher.nn; owned by the front end.
+from . import functional as _functional  # noqa: E402
+from . import nn  # noqa: E402, F401
+
+for _name in _functional.__all__:
+    globals()[_name] = getattr(_functional, _name)
+__all__ += [_n for _n in _functional.__all__ if _n not in __all__] + ["nn"]
+del _name
+# --- end front end exports ---

@@ -7,6 +7,7 @@ so modes and tracers see where a literal tensor entered the program.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from .tensor import Tensor, as_device
 
 
 def _infer_dtype(data: Any) -> _dt.dtype:
-    """bool < int64 < default float < complex, over every scalar in nested sequences."""
+    """bool < int64 < default float < complex, over every scalar in nested sequences (PyTorch's errors)."""
     if isinstance(data, np.ndarray):
         return _dt.from_numpy_dtype(data.dtype)
     if isinstance(data, Tensor):
@@ -34,64 +35,125 @@ def _infer_dtype(data: Any) -> _dt.dtype:
             d = _dt.from_numpy_dtype(x.dtype)
         elif isinstance(x, (bool, int, float, complex)):
             d = _dt.scalar_dtype(x)
+        elif isinstance(x, str):
+            raise TypeError("new(): invalid data type 'str'")
         else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
         if best is None or _dt.category(d) > _dt.category(best):
             best = d
     return best if best is not None else _dt.get_default_dtype()
 
 
-def _check_rectangular(data: Any, dim: int = 0) -> list[int]:
-    if not isinstance(data, (list, tuple)):
-        return []
-    if not data:
-        return [0]
-    shapes = [_check_rectangular(x, dim + 1) for x in data]
-    first = shapes[0]
-    for item, s in zip(data, shapes):
-        if isinstance(item, (list, tuple)) != isinstance(data[0], (list, tuple)) or s != first:
-            got = len(item) if isinstance(item, (list, tuple)) else "a scalar"
-            raise ValueError(f"expected sequence of length {first[0] if first else 0} at dim {dim + 1} (got {got})")
-    return [len(data)] + first
+def _sizes(data: Any) -> list[int]:
+    """PyTorch's ``compute_sizes``: follow the first element of each level."""
+    sizes = []
+    x = data
+    while isinstance(x, (list, tuple, str)):
+        if isinstance(x, str):
+            raise ValueError("too many dimensions 'str'")
+        sizes.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    return sizes
+
+
+def _check_rectangular(data: Any, dt: _dt.dtype | None = None) -> list[int]:
+    """The sizes, after checking every level against them as PyTorch's ``recursive_store`` does."""
+    sizes = _sizes(data)
+
+    def check(x: Any, dim: int) -> None:
+        if dim == len(sizes):
+            if isinstance(x, (list, tuple)):
+                kind = type(x).__name__
+                if dt is not None and dt.is_floating_point:
+                    raise TypeError(f"must be real number, not {kind}")
+                raise TypeError(f"'{kind}' object cannot be interpreted as an integer")
+            return
+        if not isinstance(x, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(x) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(x)})")
+        for item in x:
+            check(item, dim + 1)
+
+    check(data, 0)
+    return sizes
 
 
 def _to_numpy(data: Any, dt: _dt.dtype) -> np.ndarray:
     if isinstance(data, Tensor):
         return np.array(data._data, dtype=dt.np_dtype)
     if isinstance(data, (list, tuple)):
-        _check_rectangular(data)
+        _check_rectangular(data, dt)
         data = [x.tolist() if isinstance(x, Tensor) else x for x in data]
     return np.array(data, dtype=dt.np_dtype)
 
 
-def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """A new tensor holding a copy of ``data`` (nested lists, numbers, NumPy arrays, tensors)."""
-    from .ops import aten  # noqa: F401 - resolved lazily: ops are defined at import end
-
-    dt = _dt.from_code(dtype) if dtype is not None else _infer_dtype(data)
-    arr = _to_numpy(data, dt)
-    t = Tensor._from_numpy(arr, dt)
-    if as_device(device).type == "meta":
-        t = Tensor._empty(t._shape, dt, as_device("meta"))
+def _aten() -> Any:
     from .op_overload import namespace
 
-    t = namespace("aten").lift_fresh.default(t)
+    return namespace("aten")
+
+
+def _copy_to(t: Tensor, dt: _dt.dtype, device: Any) -> Tensor:
+    """``aten._to_copy(t, dtype=, device=)``: how PyTorch copies a wrapped array / tensor into a new tensor."""
+    return _aten()._to_copy.default(t, dtype=dt, device=as_device(device))
+
+
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (nested lists, numbers, NumPy arrays, tensors).
+
+    The calls are PyTorch's: a list or number is converted in Python and enters through
+    ``lift_fresh``; a NumPy array is wrapped (``lift_fresh``) then copied with ``_to_copy``;
+    a tensor is ``detach``-ed then copied with ``_to_copy`` (with PyTorch's warning).
+    """
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            stacklevel=2,
+        )
+        dt = _dt.from_code(dtype) if dtype is not None else data.dtype
+        t = _copy_to(_aten().detach.default(data), dt, device if device is not None else data.device)
+    elif isinstance(data, np.ndarray):
+        dt = _dt.from_code(dtype) if dtype is not None else _dt.from_numpy_dtype(data.dtype)
+        t = _copy_to(from_numpy(data), dt, device)
+    else:
+        _sizes(data)
+        dt = _dt.from_code(dtype) if dtype is not None else _infer_dtype(data)
+        arr = _to_numpy(data, dt)
+        t = Tensor._from_numpy(arr, dt)
+        if as_device(device).type == "meta":
+            t = Tensor._empty(t._shape, dt, as_device("meta"))
+        t = _aten().lift_fresh.default(t)
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
-    """Like ``tensor`` but shares memory with a NumPy array / tensor of the right dtype."""
-    if isinstance(data, Tensor) and (dtype is None or _dt.from_code(dtype) is data.dtype):
-        return data
-    if isinstance(data, np.ndarray) and (dtype is None or _dt.from_code(dtype).np_dtype == data.dtype):
-        return from_numpy(data)
+    """Like ``tensor`` but shares memory with a NumPy array / tensor when no conversion is needed."""
+    if isinstance(data, Tensor):
+        if (dtype is None or _dt.from_code(dtype) is data.dtype) and (device is None or as_device(device) == data.device):
+            return data
+        return _copy_to(data, _dt.from_code(dtype) if dtype is not None else data.dtype,
+                        device if device is not None else data.device)
+    if isinstance(data, np.ndarray):
+        t = from_numpy(data)
+        if (dtype is None or _dt.from_code(dtype) is t.dtype) and as_device(device).type == "cpu":
+            return t
+        return _copy_to(t, _dt.from_code(dtype) if dtype is not None else t.dtype, device)
     return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor sharing memory with ``array`` (which must be C-contiguous or a strided view PyTorch accepts)."""
+    """A tensor sharing memory with ``array``; enters the program through ``lift_fresh`` as in PyTorch."""
+    return _aten().lift_fresh.default(_wrap_numpy(array))
+
+
+def _wrap_numpy(array: np.ndarray) -> Tensor:
+    """The CPU tensor over ``array``'s memory (PyTorch's ``tensor_from_numpy``)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     dt = _dt.from_numpy_dtype(array.dtype)
@@ -101,6 +163,10 @@ def from_numpy(array: np.ndarray) -> Tensor:
             "currently supported. (You can probably work around this by making a copy of your array  with "
             "array.copy().) "
         )
+    if array.size == 0:
+        # PyTorch keeps NumPy's strides (0 for a freshly made empty array)
+        stride = tuple(s // array.itemsize for s in array.strides)
+        return Tensor._from_storage(np.empty(0, dtype=dt.np_dtype), tuple(array.shape), stride, 0, dt, as_device("cpu"))
     if array.flags.c_contiguous:
         return Tensor._from_numpy(array, dt)
     base = array

@@ -157,9 +157,11 @@ class Tensor:
         t._contiguous = _is_contiguous(shape, stride)
         if storage is not None:
             item = storage.itemsize
-            t._data = np.lib.stride_tricks.as_strided(
-                storage[offset:] if offset else storage, shape, tuple(s * item for s in stride)
-            )
+            byte_strides = tuple(s * item for s in stride)
+            try:
+                t._data = np.ndarray(shape, storage.dtype, storage, offset * item, byte_strides)
+            except ValueError:  # NumPy's bounds check refuses some legal views (e.g. empty ones at the end)
+                t._data = np.lib.stride_tricks.as_strided(storage[offset:], shape, byte_strides)
         else:
             t._data = None
         t._base = base
@@ -341,10 +343,10 @@ class Tensor:
 
 def _is_contiguous(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
     """PyTorch's rule: row-major dense, ignoring dims of size 1; empty tensors are contiguous."""
+    if 0 in shape:
+        return True
     expected = 1
     for size, st in zip(reversed(shape), reversed(stride)):
-        if size == 0:
-            return True
         if size != 1 and st != expected:
             return False
         expected *= size
@@ -352,13 +354,13 @@ def _is_contiguous(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
 
 
 def _wrap_dim(dim: int, ndim: int, what: str = "dim") -> int:
-    """Normalize a possibly negative dim, with PyTorch's IndexError message."""
+    """Normalize a possibly negative dim, with PyTorch's IndexError message (a 0-dim tensor takes -1 and 0)."""
     lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"{what}(): argument 'dim' must be int, not {type(dim).__name__}")
     if dim < lo or dim > hi:
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
-    return dim + ndim if dim < 0 else dim
+    return dim + max(ndim, 1) if dim < 0 else dim
 
 
 def wrap_dim(dim: int, ndim: int) -> int:

@@ -1,29 +1,192 @@
-"""``repr(tensor)`` in PyTorch's format (a first version: values via NumPy, PyTorch's suffixes)."""
+"""``repr(tensor)`` character for character as PyTorch prints it.
+
+Corresponds to torch/_tensor_str.py with the default print options (precision 4,
+threshold 1000, edgeitems 3, linewidth 80). The rules reproduced here:
+
+* one formatter per tensor decides the mode from the nonzero finite values:
+  *int mode* (every such value is integral: ``1.``), *fixed* (``1.2346``) or
+  *scientific* (``1.2346e+05``) when max/min > 1000, max > 1e8 or, outside int
+  mode, min < 1e-4; every element is right-aligned to the widest one;
+* rows wrap so a line holds ``(80 - indent) // (width + 2)`` elements; nested
+  dims are separated by ``,`` and ``dim - 1`` newlines;
+* above 1000 elements each dim longer than 6 shows its first and last 3 entries
+  around ``...`` and the formatter sees only those entries;
+* suffixes: ``device='meta'`` and ``size=`` for meta tensors (no values),
+  ``size=`` for empty tensors that are not 1-D, ``dtype=`` unless the dtype is
+  the default float dtype, int64 or bool (or, for meta/empty tensors, unless it
+  is the default float dtype), ``grad_fn=<...>`` or ``requires_grad=True``; a
+  suffix that would pass column 80 goes on a new line.
+
+The values are read straight from NumPy: printing runs no aten ops.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from . import dtypes as _dt
 
+PRECISION = 4
+THRESHOLD = 1000
+EDGEITEMS = 3
+LINEWIDTH = 80
+
+
+class _Formatter:
+    """Chooses int / fixed / scientific mode and the common width from (the summarized) values."""
+
+    def __init__(self, values: np.ndarray, floating: bool) -> None:
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        flat = values.reshape(-1)
+        if not floating:
+            for v in flat.tolist():
+                self.max_width = max(self.max_width, len(f"{v}"))
+            return
+        finite = flat[np.isfinite(flat) & (flat != 0)]
+        if finite.size == 0:
+            return
+        absolute = np.abs(finite.astype(np.float64))
+        lo, hi = float(absolute.min()), float(absolute.max())
+        self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        items = finite.tolist()
+        if self.int_mode:
+            if hi / lo > 1000.0 or hi > 1.0e8:
+                self.sci_mode = True
+                self.max_width = max([self.max_width] + [len(f"{v:.{PRECISION}e}") for v in items])
+            else:
+                self.max_width = max([self.max_width] + [len(f"{v:.0f}") + 1 for v in items])
+        elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
+            self.sci_mode = True
+            self.max_width = max([self.max_width] + [len(f"{v:.{PRECISION}e}") for v in items])
+        else:
+            self.max_width = max([self.max_width] + [len(f"{v:.{PRECISION}f}") for v in items])
+
+    def format(self, value: Any) -> str:
+        if self.floating:
+            if self.sci_mode:
+                text = f"{value:{self.max_width}.{PRECISION}e}"
+            elif self.int_mode:
+                text = f"{value:.0f}"
+                if not (math.isinf(value) or math.isnan(value)):
+                    text += "."
+            else:
+                text = f"{value:.{PRECISION}f}"
+        else:
+            text = f"{value}"
+        return " " * (self.max_width - len(text)) + text
+
+
+def _summarized(values: np.ndarray) -> np.ndarray:
+    """The entries a summarized print shows: first and last EDGEITEMS of every long dim."""
+    if values.ndim == 0:
+        return values
+    if values.ndim == 1:
+        if values.shape[0] > 2 * EDGEITEMS:
+            return np.concatenate((values[:EDGEITEMS], values[-EDGEITEMS:]))
+        return values
+    rows = range(values.shape[0])
+    if values.shape[0] > 2 * EDGEITEMS:
+        rows = list(range(EDGEITEMS)) + list(range(values.shape[0] - EDGEITEMS, values.shape[0]))
+    return np.stack([_summarized(values[i]) for i in rows])
+
+
+def _vector_str(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    element_length = fmt.max_width + 2
+    per_line = max(1, int(math.floor((LINEWIDTH - indent) / element_length)))
+    if summarize and values.shape[0] > 2 * EDGEITEMS:
+        data = ([fmt.format(v) for v in values[:EDGEITEMS].tolist()] + [" ..."]
+                + [fmt.format(v) for v in values[-EDGEITEMS:].tolist()])
+    else:
+        data = [fmt.format(v) for v in values.tolist()]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _tensor_str_with_formatter(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    ndim = values.ndim
+    if ndim == 0:
+        return fmt.format(values.item())
+    if ndim == 1:
+        return _vector_str(values, indent, summarize, fmt)
+    n = values.shape[0]
+    if summarize and n > 2 * EDGEITEMS:
+        slices = ([_tensor_str_with_formatter(values[i], indent + 1, summarize, fmt) for i in range(EDGEITEMS)]
+                  + ["..."]
+                  + [_tensor_str_with_formatter(values[i], indent + 1, summarize, fmt)
+                     for i in range(n - EDGEITEMS, n)])
+    else:
+        slices = [_tensor_str_with_formatter(values[i], indent + 1, summarize, fmt) for i in range(n)]
+    return "[" + ("," + "\n" * (ndim - 1) + " " * (indent + 1)).join(slices) + "]"
+
+
+def _tensor_str(values: np.ndarray, dtype: _dt.dtype, indent: int) -> str:
+    if values.size == 0:
+        return "[]"
+    summarize = values.size > THRESHOLD
+    if dtype is _dt.float16:
+        values = values.astype(np.float32)
+    fmt = _Formatter(_summarized(values) if summarize else values, dtype.is_floating_point)
+    return _tensor_str_with_formatter(values, indent, summarize, fmt)
+
+
+def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    parts = [text]
+    last_line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)
+
+
+def _size_str(shape: tuple[int, ...]) -> str:
+    return "size=" + str(tuple(shape))
+
 
 def tensor_repr(t: Any) -> str:
-    suffixes = []
-    if t._device.type == "meta":
+    """``repr(t)`` as PyTorch prints it."""
+    prefix = "tensor("
+    indent = len(prefix)
+    suffixes: list[str] = []
+    dtype = t._dtype
+    default = _dt.get_default_dtype()
+    if t._device.type != "cpu":
+        suffixes.append(f"device='{t._device}'")
+    if t._device.type == "meta" or t._data is None:
+        suffixes.append(_size_str(t._shape))
+        if dtype is not default:
+            suffixes.append(f"dtype={dtype!r}")
         body = "..."
-        suffixes.append(f"size={tuple(t._shape)}")
+    elif t.numel() == 0:
+        if len(t._shape) != 1:
+            suffixes.append(_size_str(t._shape))
+        if dtype is not default:
+            suffixes.append(f"dtype={dtype!r}")
+        body = "[]"
     else:
-        body = np.array2string(t._data, separator=", ", precision=4, floatmode="maxprec_equal")
-    default_dtypes = (_dt.get_default_dtype(), _dt.int64, _dt.bool)
-    if t._dtype not in default_dtypes or (t._device.type == "meta"):
-        suffixes.append(f"dtype={t._dtype!r}")
-    if t._device.type == "meta":
-        suffixes.insert(0, "device='meta'")
-    if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
-    elif t.requires_grad:
+        if dtype not in (default, _dt.int64, _dt.bool, _default_complex(default)):
+            suffixes.append(f"dtype={dtype!r}")
+        body = _tensor_str(np.asarray(t._data), dtype, indent)
+    grad_fn = getattr(t, "grad_fn", None)
+    if grad_fn is not None:
+        name = type(grad_fn).__name__
+        if hasattr(grad_fn, "name") and callable(grad_fn.name) and name in ("CppFunction", "Node"):
+            name = grad_fn.name().rsplit("::", 1)[-1]
+        suffixes.append(f"grad_fn=<{name}>")
+    elif getattr(t, "requires_grad", False):
         suffixes.append("requires_grad=True")
-    inner = ", ".join([body] + suffixes)
-    return f"tensor({inner})"
+    return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _default_complex(default: _dt.dtype) -> Any:
+    return getattr(_dt, "complex128", None) if default is _dt.float64 else getattr(_dt, "complex64", None)

@@ -1,22 +1,49 @@
-"""Factory kernels: ops with no tensor arguments (``empty``, ``zeros``, ``arange``, ``randn``, ...).
+"""Factory kernels: ``empty``, ``zeros``, ``ones``, ``full``, ``arange``, ``randn``, ``eye``, the ``*_like`` and ``new_*`` ops.
 
-Corresponds to aten/src/ATen/native/TensorFactories.cpp and the generated
+Corresponds to aten/src/ATen/native/TensorFactories.cpp (and RangeFactories.cpp,
+Distributions.cpp for ``rand``/``randn``/``bernoulli_``) plus the generated
 BackendSelect kernels. A factory call has no tensors to dispatch on, so its key
 set is the TLS one, {BackendSelect}; the BackendSelect kernel reads ``device=``
-and redispatches to exactly that backend's key (SEMANTICS §1.8).
+and redispatches to exactly that backend's key (SEMANTICS §1.8). Factories are
+CompositeExplicitAutograd like PyTorch's: one kernel serves CPU and Meta (on
+meta only the layout is made). Random values come from ``dispatcher.random``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes as _dt
+from .. import random as _random
 from ..keys import DispatchKey
-from ..keyset import DispatchKeySet
+from ..keyset import DispatchKeySet, full_after_bits
 from ..tensor import Tensor, as_device, contiguous_strides
-from .kernel_registry import impl
+from ..tls import state as _tls
+from .kernel_registry import KERNELS, impl
+from .meta_utils import elementwise_strides
 
 _BACKEND_KEY_SETS = {"cpu": DispatchKeySet(DispatchKey.CPU), "meta": DispatchKeySet(DispatchKey.Meta)}
+_BACKEND_BITS = {name: ks.raw_repr() for name, ks in _BACKEND_KEY_SETS.items()}
+_AFTER_BACKEND_SELECT = full_after_bits(DispatchKey.BackendSelect)
+
+#: c10's ScalarType names, used in PyTorch's "not implemented for 'Long'" messages
+SCALAR_TYPE_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+    "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+}
+_C_TYPE_NAMES = {
+    "bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+    "float16": "c10::Half", "float32": "float", "float64": "double",
+}
+
+CONTIGUOUS_FORMAT = 0
+PRESERVE_FORMAT = 1
+CHANNELS_LAST = 2
+_MEMORY_FORMATS = {"contiguous_format": 0, "preserve_format": 1, "channels_last": 2, "channels_last_3d": 3}
 
 
 def factory_dtype(dtype: Any, default: _dt.dtype | None = None) -> _dt.dtype:
@@ -26,33 +53,432 @@ def factory_dtype(dtype: Any, default: _dt.dtype | None = None) -> _dt.dtype:
     return _dt.from_code(dtype)
 
 
-def backend_select(op_name: str):
-    """The BackendSelect kernel of a factory op: redispatch to the backend ``device=`` names."""
+def memory_format_code(memory_format: Any) -> int | None:
+    """A MemoryFormat argument (int code, name, or None) as its int code (None stays None)."""
+    if memory_format is None or type(memory_format) is int:
+        return memory_format
+    return _MEMORY_FORMATS[str(memory_format).rsplit(".", 1)[-1]]
 
-    def kernel(ks: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        from ..op_overload import namespace
 
-        device = as_device(kwargs.get("device"))
-        base, _, overload = op_name.partition(".")
-        op = getattr(getattr(namespace("aten"), base), overload or "default")
-        return op.redispatch(_BACKEND_KEY_SETS[device.type], *args, **kwargs)
+# --- BackendSelect ---------------------------------------------------------------------------
+
+
+def backend_select(op_name: str):  # noqa: ANN201
+    """The BackendSelect kernel of a factory op: redispatch to the backend ``device=`` names.
+
+    With no tensor arguments the key set is just that backend's key (so autograd and
+    ADInplaceOrView never run). With tensor arguments (``_to_copy``), their keys are
+    added and TLS applied under FULL_AFTER(BackendSelect), like PyTorch's generated kernels.
+    """
+    op = None
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        nonlocal op
+        if op is None:
+            from ..op_overload import namespace
+
+            base, _, overload = op_name.partition(".")
+            op = getattr(getattr(namespace("aten"), base), overload or "default")
+        ks = _BACKEND_BITS[as_device(kwargs.get("device")).type]
+        tensor_keys = 0
+        for a in args:
+            if isinstance(a, Tensor):
+                tensor_keys |= a._key_set
+        if tensor_keys:
+            t = _tls
+            ks = ((ks | tensor_keys | t.included) & t.exclude_mask) & _AFTER_BACKEND_SELECT
+        return op.redispatch(ks, *args, **kwargs)
 
     kernel.__name__ = kernel.__qualname__ = f"{op_name}_backend_select"
     return kernel
 
 
 def register_backend_select(*names: str) -> None:
+    """Give each factory op its BackendSelect kernel (a name already given one is skipped)."""
     for name in names:
-        impl(name, "BackendSelect")(backend_select(name))
+        if (name, "BackendSelect") not in KERNELS:
+            impl(name, "BackendSelect")(backend_select(name))
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def check_size_nonnegative(size: Any) -> tuple[int, ...]:
+    shape = tuple(int(s) for s in size)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape
+
+
+def is_non_overlapping_and_dense(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """PyTorch's TensorImpl::is_non_overlapping_and_dense: some permutation of the dims is contiguous.
+
+    An empty tensor counts as dense whatever its strides (PyTorch 2.13 keeps them in ``empty_like``).
+    """
+    if 0 in shape:
+        return True
+    if len(shape) == 1:
+        return shape[0] < 2 or stride[0] == 1
+    order = sorted(range(len(shape)), key=lambda d: (stride[d], shape[d]))
+    expected = 1
+    for d in order:
+        if shape[d] == 1:
+            continue
+        if stride[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def _channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    if len(shape) != 4:
+        raise RuntimeError("required rank 4 tensor to use channels_last format")
+    n, c, h, w = shape
+    return (h * w * c, 1, w * c, c)
+
+
+def like_strides(self: Tensor, memory_format: Any) -> tuple[int, ...]:
+    """The strides of an ``empty_like(self, memory_format=...)`` result (preserve: keep a dense layout)."""
+    mf = memory_format_code(memory_format)
+    shape = self._shape
+    if mf == CONTIGUOUS_FORMAT:
+        return contiguous_strides(shape)
+    if mf == CHANNELS_LAST:
+        return _channels_last_strides(shape)
+    if mf not in (None, PRESERVE_FORMAT):
+        raise RuntimeError(f"unsupported memory format {memory_format}")
+    if self._contiguous or is_non_overlapping_and_dense(shape, self._stride):
+        return self._stride  # NB: kept as is, even the strides of size-1 dims (PyTorch does too)
+    return elementwise_strides(shape, [self])
+
+
+def _empty(shape: tuple[int, ...], dtype: _dt.dtype, device: Any, stride: tuple[int, ...] | None = None) -> Tensor:
+    return Tensor._empty(shape, dtype, as_device(device), stride)
+
+
+def fill_value_dtype(value: Any) -> _dt.dtype:
+    """``full``'s inferred dtype: bool -> bool, int -> int64, float -> default float, complex -> complex."""
+    return _dt.scalar_dtype(value)
+
+
+def checked_value(value: Any, dtype: _dt.dtype) -> Any:
+    """``value`` converted to ``dtype`` for filling, with c10::checked_convert's overflow error."""
+    if isinstance(value, (bool, np.bool_)) or dtype is _dt.bool:
+        return value
+    if dtype.is_complex:
+        return value
+    if isinstance(value, complex):
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow")
+    if dtype.is_floating_point:
+        if dtype is not _dt.float64 and math.isfinite(value):
+            info = np.finfo(dtype.np_dtype)
+            if abs(value) > float(info.max) and not (dtype is _dt.float32 and abs(value) < 3.5e38):
+                raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow")
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow")
+    info = np.iinfo(dtype.np_dtype)
+    if not info.min <= int(value) <= info.max and not (dtype is _dt.uint8 and -128 <= int(value) < 0):
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow")
+    return int(value)
+
+
+def _filled(shape: tuple[int, ...], value: Any, dtype: _dt.dtype, device: Any,
+            stride: tuple[int, ...] | None = None) -> Tensor:
+    out = _empty(shape, dtype, device, stride)
+    if out._data is not None and value != 0:
+        out._data[...] = np.array(value).astype(dtype.np_dtype)
+    return out
+
+
+def _not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[dtype.name]}\'')
+
+
+# --- empty / empty_strided -----------------------------------------------------------------------
 
 
 @impl("empty.memory_format", "CPU", "Meta")
 def empty_memory_format(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
-    shape = tuple(size)
-    for s in shape:
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
-    return Tensor._empty(shape, factory_dtype(dtype), as_device(device), contiguous_strides(shape))
+    shape = check_size_nonnegative(size)
+    mf = memory_format_code(memory_format)
+    stride = _channels_last_strides(shape) if mf == CHANNELS_LAST else contiguous_strides(shape)
+    return _empty(shape, factory_dtype(dtype), device, stride)
 
 
-register_backend_select("empty.memory_format")
+@impl("empty_strided", "CPU", "Meta")
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    shape = check_size_nonnegative(size)
+    stride = tuple(int(s) for s in stride)
+    if len(stride) != len(shape):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides ({len(stride)})"
+        )
+    return _empty(shape, factory_dtype(dtype), device, stride)
+
+
+# --- zeros / ones / full / scalar_tensor -------------------------------------------------------
+
+
+@impl("zeros", "CompositeExplicitAutograd")
+def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    if any(s < 0 for s in size):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    return _empty(check_size_nonnegative(size), factory_dtype(dtype), device)
+
+
+@impl("ones", "CompositeExplicitAutograd")
+def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return _filled(check_size_nonnegative(size), 1, factory_dtype(dtype), device)
+
+
+@impl("full", "CompositeExplicitAutograd")
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    dt = factory_dtype(dtype, fill_value_dtype(fill_value))
+    value = checked_value(fill_value, dt)
+    return _filled(check_size_nonnegative(size), value, dt, device)
+
+
+@impl("scalar_tensor", "CompositeExplicitAutograd")
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    dt = factory_dtype(dtype)
+    return _filled((), s, dt, device)
+
+
+# --- arange ---------------------------------------------------------------------------------------
+
+
+def _arange_dtype(dtype: Any, *values: Any) -> _dt.dtype:
+    if dtype is not None:
+        return _dt.from_code(dtype)
+    if all(isinstance(v, (int, np.integer)) for v in values):  # bools are ints here, like PyTorch
+        return _dt.int64
+    return _dt.get_default_dtype()
+
+
+def _arange(start: Any, end: Any, step: Any, dtype: Any, device: Any) -> Tensor:
+    """PyTorch's arange: checks on the double values, then integral dtypes compute from truncated bounds."""
+    dt = _arange_dtype(dtype, start, end, step)
+    if dt is _dt.bool or dt.is_complex:
+        raise _not_implemented("arange_cpu", dt)
+    s, e, st = float(start), float(end), float(step)
+    if st == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(s) and math.isfinite(e)):
+        raise RuntimeError(f"unsupported range: {s:g} -> {e:g}")
+    if not ((st > 0 and e >= s) or (st < 0 and e <= s)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dt.is_floating_point:
+        n = math.ceil((e - s) / st)
+        acc = np.float32 if dt is _dt.float16 else np.float64  # at::acc_type on CPU
+        compute = lambda: acc(s) + np.arange(n, dtype=acc) * acc(st)  # noqa: E731
+    else:
+        xs, xe, xst = int(start), int(end), int(step)  # Scalar::to<int64_t> truncates
+        if dt is _dt.int64:
+            if xst == 0:
+                raise ValueError("step must be nonzero")
+            num = xe - xs + xst - ((xst > 0) - (xst < 0))
+            n = abs(num) // abs(xst) * (1 if (num >= 0) == (xst > 0) else -1)  # C++ division truncates
+        else:
+            n = math.ceil((e - s) / st)
+        compute = lambda: xs + np.arange(n, dtype=np.int64) * xst  # noqa: E731
+    out = _empty((int(n),), dt, device)
+    if out._data is not None and n:
+        out._data[...] = compute().astype(dt.np_dtype)
+    return out
+
+
+@impl("arange", "CompositeExplicitAutograd")
+def arange(end, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return _arange(0, end, 1, dtype, device)
+
+
+@impl("arange.start", "CompositeExplicitAutograd")
+def arange_start(start, end, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return _arange(start, end, 1, dtype, device)
+
+
+@impl("arange.start_step", "CompositeExplicitAutograd")
+def arange_start_step(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return _arange(start, end, step, dtype, device)
+
+
+# --- eye ------------------------------------------------------------------------------------------
+
+
+@impl("eye", "CompositeExplicitAutograd")
+def eye(n, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return eye_m(n, n, dtype=dtype, device=device)
+
+
+@impl("eye.m", "CompositeExplicitAutograd")
+def eye_m(n, m, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    dt = factory_dtype(dtype)
+    out = _empty((n, m), dt, device)
+    if out._data is not None:
+        k = min(n, m)
+        out._data[np.arange(k), np.arange(k)] = 1
+    return out
+
+
+# --- random ---------------------------------------------------------------------------------------
+
+
+def _generator(generator: Any) -> _random.Generator:
+    return _random.default_generator() if generator is None else generator
+
+
+def _random_fill(out: Tensor, kind: str, generator: Any = None) -> Tensor:
+    if out._data is None or out._data.size == 0:
+        return out
+    shape = out._shape
+
+    def draw(rng: np.random.Generator) -> np.ndarray:
+        return rng.standard_normal(shape) if kind == "normal" else rng.random(shape)
+
+    out._data[...] = _generator(generator).draw(draw).astype(out._dtype.np_dtype)
+    return out
+
+
+def _check_random_dtype(kind: str, out: Tensor) -> None:
+    """PyTorch's dtype checks for normal_ / uniform_ (they differ between the CPU kernels and the meta ones)."""
+    dt = out._dtype
+    if dt.is_floating_point or dt.is_complex:
+        return
+    if out._device.type == "meta":
+        if kind == "normal":
+            raise RuntimeError(f"expected a floating-point or complex dtype, but got dtype={dt!r}")
+        return
+    if kind == "uniform":
+        raise _not_implemented("check_uniform_bounds", dt)
+    if out.numel():
+        raise _not_implemented("normal_kernel_cpu", dt)
+
+
+@impl("randn", "CompositeExplicitAutograd")
+def randn(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    out = _empty(check_size_nonnegative(size), factory_dtype(dtype), device)
+    _check_random_dtype("normal", out)
+    return _random_fill(out, "normal")
+
+
+@impl("rand", "CompositeExplicitAutograd")
+def rand(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    out = _empty(check_size_nonnegative(size), factory_dtype(dtype), device)
+    _check_random_dtype("uniform", out)
+    return _random_fill(out, "uniform")
+
+
+@impl("bernoulli_.float", "CPU", "Meta")
+def bernoulli__float(self: Tensor, p: float = 0.5, *, generator: Any = None) -> Tensor:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt_p(p)}")
+    data = self._data
+    if data is None or data.size == 0:
+        return self
+    shape = self._shape
+    draws = _generator(generator).draw(lambda rng: rng.random(shape))
+    data[...] = (draws < p).astype(self._dtype.np_dtype)
+    return self
+
+
+def _fmt_p(p: float) -> str:
+    return str(int(p)) if float(p).is_integer() else repr(float(p))
+
+
+# --- *_like ----------------------------------------------------------------------------------------
+
+
+def _like(self: Tensor, dtype: Any, device: Any, memory_format: Any) -> Tensor:
+    dt = self._dtype if dtype is None else _dt.from_code(dtype)
+    dev = self._device if device is None else as_device(device)
+    return Tensor._empty(self._shape, dt, dev, like_strides(self, memory_format))
+
+
+@impl("empty_like", "CompositeExplicitAutograd")
+def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
+    return _like(self, dtype, device, memory_format)
+
+
+@impl("zeros_like", "CompositeExplicitAutograd")
+def zeros_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
+    return _like(self, dtype, device, memory_format)
+
+
+@impl("ones_like", "CompositeExplicitAutograd")
+def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
+    out = _like(self, dtype, device, memory_format)
+    if out._data is not None:
+        out._data[...] = 1
+    return out
+
+
+@impl("full_like", "CompositeExplicitAutograd")
+def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None,
+              memory_format=None) -> Tensor:
+    out = _like(self, dtype, device, memory_format)
+    value = checked_value(fill_value, out._dtype)
+    if out._data is not None and value != 0:
+        out._data[...] = np.array(value).astype(out._dtype.np_dtype)
+    return out
+
+
+@impl("rand_like", "CompositeExplicitAutograd")
+def rand_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
+    out = _like(self, dtype, device, memory_format)
+    _check_random_dtype("uniform", out)
+    return _random_fill(out, "uniform")
+
+
+@impl("randn_like", "CompositeExplicitAutograd")
+def randn_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
+    out = _like(self, dtype, device, memory_format)
+    _check_random_dtype("normal", out)
+    return _random_fill(out, "normal")
+
+
+# --- new_* ------------------------------------------------------------------------------------------
+
+
+def _new(self: Tensor, size: Any, dtype: Any, device: Any) -> Tensor:
+    dt = self._dtype if dtype is None else _dt.from_code(dtype)
+    dev = self._device if device is None else as_device(device)
+    return Tensor._empty(check_size_nonnegative(size), dt, dev)
+
+
+@impl("new_empty", "CompositeExplicitAutograd")
+def new_empty(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return _new(self, size, dtype, device)
+
+
+@impl("new_zeros", "CompositeExplicitAutograd")
+def new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return _new(self, size, dtype, device)
+
+
+@impl("new_ones", "CompositeExplicitAutograd")
+def new_ones(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    out = _new(self, size, dtype, device)
+    if out._data is not None:
+        out._data[...] = 1
+    return out
+
+
+@impl("new_full", "CompositeExplicitAutograd")
+def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    out = _new(self, size, dtype, device)
+    value = checked_value(fill_value, out._dtype)
+    if out._data is not None and value != 0:
+        out._data[...] = np.array(value).astype(out._dtype.np_dtype)
+    return out
+
+
+register_backend_select(
+    "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange", "arange.start", "arange.start_step",
+    "scalar_tensor", "randn", "rand", "eye", "eye.m", "to.dtype_layout",
+)

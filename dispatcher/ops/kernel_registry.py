@@ -16,7 +16,10 @@ from typing import Any
 KERNELS: dict[tuple[str, str], Callable[..., Any]] = {}
 
 #: keys a kernel can be registered for here
-KEYS = ("CPU", "Meta", "CompositeExplicitAutograd", "CompositeImplicitAutograd", "BackendSelect", "Autograd")
+KEYS = (
+    "CPU", "Meta", "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional", "CompositeImplicitAutograd",
+    "BackendSelect", "Autograd",
+)
 
 
 def impl(name: str, *keys: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

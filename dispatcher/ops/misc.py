@@ -1,21 +1,588 @@
-"""Everything else: ``_local_scalar_dense`` (``item()``), ``lift_fresh``, ``copy_``, ``fill_``, ``zero_``, indexing ops.
+"""Everything else: copies (``clone``, ``_to_copy``, ``copy_``), fills, indexing, ``nonzero``, ``item()``.
 
-Corresponds to scattered ATen files (Scalar.cpp, Copy.cpp, Fill.cpp, TensorAdvancedIndexing.cpp).
+Corresponds to scattered ATen files: TensorFactories.cpp / TensorConversions.cpp
+(``clone``, ``_to_copy``, ``empty_like``'s layout rule), Copy.cpp (``copy_``),
+Fill.cpp (``fill_``, ``zero_``), TensorAdvancedIndexing.cpp (``index_select``,
+``index.Tensor``, ``nonzero``), Scalar.cpp (``_local_scalar_dense``).
+
+``clone`` and ``_to_copy`` keep a dense input's strides exactly and give any
+other input dense strides in the same dim order (``memory_format=None`` means
+preserve_format, as in PyTorch). ``_to_copy`` also has a BackendSelect kernel:
+the target backend comes from ``device=`` combined with the tensor's own keys,
+so a CPU tensor copied ``device="meta"`` runs the Meta kernel.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from ..tensor import Tensor
-from .kernel_registry import impl
+import numpy as np
+
+from .. import dtypes as _dt
+from ..keys import DispatchKey
+from ..keyset import full_after_bits, key_bits
+from ..op_overload import namespace
+from ..tensor import Tensor, as_device, contiguous_strides, device
+from ..tls import state as _tls
+from .kernel_registry import KERNELS, impl
+from .meta_utils import TensorMeta, broadcast_shapes, materialize, scalar_type_name, wrap_dim
+from .views import compute_view_strides, infer_expand_geometry
+
+aten = namespace("aten")
+_META = device("meta")
+
+# MemoryFormat codes (c10::MemoryFormat), as schema defaults and the front end pass them.
+CONTIGUOUS_FORMAT, PRESERVE_FORMAT, CHANNELS_LAST, CHANNELS_LAST_3D = 0, 1, 2, 3
+_MEMORY_FORMAT_NAMES = {
+    "contiguous_format": CONTIGUOUS_FORMAT, "preserve_format": PRESERVE_FORMAT,
+    "channels_last": CHANNELS_LAST, "channels_last_3d": CHANNELS_LAST_3D,
+}
+
+NONZERO_META_MESSAGE = (
+    "The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
+    "data-independent implementation does not exist. This implementation returns a fake value, assuming all "
+    "elements of the tensor are non-zero. To enable this registration, please set "
+    "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True."
+)
+
+
+# --- layouts --------------------------------------------------------------------------------------
+
+
+def memory_format_code(memory_format: Any) -> int:
+    """A MemoryFormat argument (None, a code, a name, or an object with a ``name``) as its code."""
+    if memory_format is None:
+        return PRESERVE_FORMAT
+    if isinstance(memory_format, int):
+        return memory_format
+    code = getattr(memory_format, "code", None)  # dispatcher.memory_format objects
+    if isinstance(code, int):
+        return code
+    name = memory_format if isinstance(memory_format, str) else getattr(memory_format, "name", str(memory_format))
+    name = name.removeprefix("torch.")
+    if name not in _MEMORY_FORMAT_NAMES:
+        raise RuntimeError(f"unknown memory format {memory_format!r}")
+    return _MEMORY_FORMAT_NAMES[name]
+
+
+def is_non_overlapping_and_dense(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """c10's compute_non_overlapping_and_dense: some permutation of the dims is contiguous."""
+    ndim = len(shape)
+    if ndim == 1:
+        return shape[0] < 2 or stride[0] == 1
+    # Dims of size < 2 sort last; the others by stride.
+    perm = sorted(range(ndim), key=lambda d: (shape[d] < 2, stride[d] if shape[d] >= 2 else 0))
+    require = 1
+    for d in perm:
+        if shape[d] < 2:
+            return True
+        if stride[d] != require:
+            return False
+        require *= shape[d]
+    return True
+
+
+def infer_dense_strides(shape: tuple[int, ...], stride: tuple[int, ...]) -> tuple[int, ...]:
+    """Dense strides with the dims in the input's memory order (ATen infer_dense_strides)."""
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))  # fastest first
+
+    def should_swap(d0: int, d1: int) -> int:
+        s0, s1 = stride[d0], stride[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 < s1:
+            return -1
+        if s0 > s1:
+            return 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out = [0] * ndim
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
+
+
+def _channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Strides of channels_last (4-D) / channels_last_3d (5-D): C fastest, then W, H, (D), N."""
+    ndim = len(shape)
+    order = [1] + list(range(ndim - 1, 1, -1)) + [0]
+    out = [0] * ndim
+    acc = 1
+    for d in order:
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
+
+
+def like_strides(self: Tensor, memory_format: Any) -> tuple[int, ...]:
+    """The strides ``empty_like(self, memory_format=...)`` gives (what clone and _to_copy allocate)."""
+    code = memory_format_code(memory_format)
+    shape = self._shape
+    if code == PRESERVE_FORMAT:
+        if self._contiguous or 0 in shape:  # PyTorch counts every empty tensor as contiguous: strides kept
+            return self._stride
+        if is_non_overlapping_and_dense(shape, self._stride):
+            return self._stride
+        return infer_dense_strides(shape, self._stride)
+    if code == CONTIGUOUS_FORMAT:
+        return contiguous_strides(shape)
+    if code == CHANNELS_LAST:
+        if len(shape) != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        return _channels_last_strides(shape)
+    if code == CHANNELS_LAST_3D:
+        if len(shape) != 5:
+            raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
+        return _channels_last_strides(shape)
+    raise RuntimeError(f"unsupported memory format {memory_format!r}")
+
+
+def _copy_values(dst: Tensor, src: Tensor) -> None:
+    """Write src's values (broadcast, converted) into dst; both on CPU."""
+    if not dst._data.size:
+        return
+    if dst._dtype is src._dtype:
+        dst._data[...] = src._data
+        return
+    with np.errstate(over="ignore", invalid="ignore"):  # C casts: overflow gives inf / wraps, silently
+        dst._data[...] = src._data
+
+
+# --- clone / _to_copy / copy_ -----------------------------------------------------------------------
+
+
+@impl("clone", "CompositeExplicitAutograd")
+def clone(self: Tensor, *, memory_format: Any = None) -> Tensor:
+    out = Tensor._empty(self._shape, self._dtype, self._device, like_strides(self, memory_format))
+    if out._data is not None:
+        _copy_values(out, self)
+    return out
+
+
+@impl("lift_fresh_copy", "CompositeExplicitAutograd")
+def lift_fresh_copy(self: Tensor) -> Tensor:
+    """PyTorch's generated ``*_copy`` kernel: the op without ``_copy``, then a *contiguous* clone."""
+    return aten.clone.default(aten.lift_fresh.default(self), memory_format=CONTIGUOUS_FORMAT)
+
+
+@impl("_to_copy", "CompositeExplicitAutograd")
+def _to_copy(
+    self: Tensor,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool | None = None,
+    non_blocking: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    if layout not in (None, 0) and getattr(layout, "name", None) != "strided":
+        raise RuntimeError(f"_to_copy: only the strided layout is supported, got {layout}")
+    dt = self._dtype if dtype is None else _dt.from_code(dtype)
+    dev = self._device if device is None else as_device(device)
+    out = Tensor._empty(self._shape, dt, dev, like_strides(self, memory_format))
+    if dev.type == "cpu":
+        if self._data is None:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        _copy_values(out, self)
+    return out
+
+
+_CPU_BITS = key_bits(DispatchKey.CPU)
+_META_BITS = key_bits(DispatchKey.Meta)
+_AFTER_BACKEND_SELECT = full_after_bits(DispatchKey.BackendSelect)
+
+
+def _to_copy_backend_select(self: Tensor, **kwargs: Any) -> Tensor:
+    """Redispatch below BackendSelect on (the backend ``device=`` names) | (self's keys), with TLS applied.
+
+    As PyTorch's generated BackendSelect kernel: ``device=None`` names the default device (cpu), and the
+    tensor's own backend still counts, so the highest backend of the two runs (Meta beats CPU): a CPU
+    tensor copied to ``device="meta"`` runs the Meta kernel, a meta tensor copied to cpu too (and fails
+    there with "Cannot copy out of meta tensor", as in PyTorch).
+    """
+    target = kwargs.get("device")
+    bits = _META_BITS if target is not None and as_device(target).type == "meta" else _CPU_BITS
+    t = _tls
+    raw = ((bits | getattr(self, "_key_set", 0) | t.included) & t.exclude_mask) & _AFTER_BACKEND_SELECT
+    return aten._to_copy.default.redispatch(raw, self, **kwargs)
+
+
+# factories.py may already give _to_copy the generic factory BackendSelect kernel (same rule); keep one.
+if ("_to_copy", "BackendSelect") not in KERNELS:
+    impl("_to_copy", "BackendSelect")(_to_copy_backend_select)
+
+
+def _check_copy_shapes(self: Tensor, src_shape: tuple[int, ...]) -> None:
+    if src_shape == self._shape:
+        return
+    shape = broadcast_shapes(self._shape, src_shape)
+    if shape != self._shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(shape)}")
+
+
+def _check_no_internal_overlap(self: Tensor) -> None:
+    """ATen assert_no_internal_overlap: a dense (or empty) tensor is fine; a stride-0 dim of size > 1 is not."""
+    if self._contiguous or 0 in self._shape:
+        return
+    for size, st in zip(self._shape, self._stride):
+        if st == 0 and size > 1:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation."
+            )
+
+
+def _is_dense(t: Tensor) -> bool:
+    return t._contiguous or is_non_overlapping_and_dense(t._shape, t._stride)
+
+
+def _check_no_partial_overlap(self: Tensor, src: Tensor) -> None:
+    """ATen assert_no_partial_overlap: dense tensors on one storage must cover the same elements the same way."""
+    a, b = self._storage, src._storage
+    if a is not b and not np.may_share_memory(a, b):
+        return
+    na, nb = self.numel(), src.numel()
+    if not na or not nb or not _is_dense(self) or not _is_dense(src):
+        return  # empty, or too hard to tell (PyTorch does not check these either)
+    item = self._dtype.itemsize
+    a0 = a.__array_interface__["data"][0] + self._storage_offset * item
+    b0 = b.__array_interface__["data"][0] + src._storage_offset * src._dtype.itemsize
+    a1, b1 = a0 + na * item, b0 + nb * src._dtype.itemsize
+    if (a0 == b0 and a1 == b1 and self._stride == src._stride) or not (a0 < b1 and b0 < a1):
+        return
+    raise RuntimeError(
+        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+        "memory location. Please clone() the tensor before performing the operation."
+    )
+
+
+@impl("copy_", "CompositeExplicitAutograd")
+def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    _check_copy_shapes(self, src._shape)
+    if self._data is None:  # meta destination: nothing to write
+        return self
+    if src._data is None:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    if src is self:
+        return self
+    _check_no_internal_overlap(self)
+    _check_no_partial_overlap(self, src)
+    _copy_values(self, src)
+    return self
+
+
+# --- fill_ / zero_ ------------------------------------------------------------------------------------
+
+# c10's names for the target type in "value cannot be converted to type ... without overflow".
+_C_TYPE_NAMES = {
+    "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+    "float16": "c10::Half", "float32": "float", "float64": "double",
+}
+
+
+def _overflows(value: Any, dt: _dt.dtype) -> bool:
+    """c10::overflows: would converting the Scalar ``value`` to ``dt`` overflow?"""
+    if dt.name == "bool" or dt.is_complex or isinstance(value, complex):
+        return False
+    if isinstance(value, bool):
+        value = int(value)
+    if dt.is_floating_point:
+        if isinstance(value, float) and (math.isinf(value) or math.isnan(value)):
+            return False
+        info = np.finfo(dt.np_dtype)
+        return value < float(info.min) or value > float(info.max)
+    info = np.iinfo(dt.np_dtype)
+    if isinstance(value, float):
+        return math.isnan(value) or value < info.min or value > info.max
+    if not dt.is_signed and value < 0:
+        return -value > info.max  # negative values wrap (two's complement)
+    return value < info.min or value > info.max
+
+
+def scalar_to_dtype(value: Any, dt: _dt.dtype) -> Any:
+    """A Python Scalar converted to ``dt`` as c10 does (checked for overflow; floats truncate to ints)."""
+    if _overflows(value, dt):
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dt.name]} without overflow")
+    if dt.name == "bool":
+        return np.bool_(bool(value))
+    if dt.is_floating_point or dt.is_complex:
+        return dt.np_dtype.type(value)
+    if isinstance(value, float):
+        value = int(value)
+    return np.array(int(value)).astype(dt.np_dtype)[()]
+
+
+@impl("fill_.Scalar", "CPU", "Meta")
+def fill_scalar(self: Tensor, value: Any) -> Tensor:
+    if self._data is None:
+        return self
+    v = scalar_to_dtype(value, self._dtype)
+    if self._data.size:
+        self._data[...] = v
+    return self
+
+
+@impl("zero_", "CPU", "Meta")
+def zero_(self: Tensor) -> Tensor:
+    if self._data is not None and self._data.size:
+        self._data[...] = 0
+    return self
+
+
+# --- indexing -----------------------------------------------------------------------------------------
+
+
+def _output_device(*tensors: Any) -> device:
+    """Meta if any tensor is meta (the Meta kernel runs), else cpu."""
+    for t in tensors:
+        if isinstance(t, Tensor) and t._data is None:
+            return _META
+    return tensors[0]._device
+
+
+@impl("index_select", "CPU", "Meta")
+def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
+    if index._dtype.name not in ("int32", "int64"):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if len(index._shape) > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    ndim = len(self._shape)
+    dim = wrap_dim(dim, ndim)
+    n = index.numel()
+    if ndim == 0 and n != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {n} value(s)")
+    shape = self._shape[:dim] + (n,) + self._shape[dim + 1:] if ndim else ()
+    meta = TensorMeta(shape, contiguous_strides(shape), self._dtype)
+    out_device = _output_device(self, index)
+
+    def compute() -> np.ndarray:
+        idx = index._data.reshape(-1).astype(np.int64, copy=False)
+        _check_index_select_range(self, dim, idx)
+        if ndim == 0:
+            return self._data.copy()
+        return np.take(self._data, idx, axis=dim)
+
+    return materialize(meta, compute, out_device)
+
+
+def _check_index_select_range(self: Tensor, dim: int, idx: np.ndarray) -> None:
+    """PyTorch's CPU kernel checks indices on two paths with two messages; reproduce both."""
+    if not idx.size:
+        return
+    ndim = len(self._shape)
+    size = self._shape[dim] if ndim else 1
+    if ndim > 1 and (dim == 1 or self.numel() == 0):
+        # the batched path (dim 1, or an empty self): negative indices are out of bounds here too
+        if self.numel() == 0 and size == 0:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        bad = (idx < 0) | (idx >= size)
+        if bad.any():
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
+        return
+    if idx.min() < 0 or idx.max() >= size:
+        raise IndexError("index out of range in self")
+
+
+def _expand_bool_masks(self: Tensor, indices: list[Any]) -> list[Any]:
+    """Replace each bool/uint8 mask by the long index tensors of its nonzero positions (ATen expandTensors)."""
+    out: list[Any] = []
+    for idx in indices:
+        if idx is None or idx._dtype.name not in ("bool", "uint8"):
+            out.append(idx)
+            continue
+        start = len(out)
+        for k, size in enumerate(idx._shape):
+            if start + k >= len(self._shape) or size != self._shape[start + k]:
+                raise IndexError(
+                    f"The shape of the mask {list(idx._shape)} at index {k} does not match the shape of the indexed "
+                    f"tensor {list(self._shape)} at index {start + k}"
+                )
+        if idx._data is None:
+            raise NotImplementedError(NONZERO_META_MESSAGE)
+        for positions in np.nonzero(idx._data):
+            out.append(Tensor._from_numpy(positions.astype(np.int64), _dt.int64))
+    return out
+
+
+def _broadcast_index_shapes(indices: list[Tensor]) -> tuple[int, ...]:
+    try:
+        return broadcast_shapes(*[t._shape for t in indices])
+    except RuntimeError:
+        shapes = ", ".join(str(list(t._shape)) for t in indices)
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}") from None
+
+
+def _restride_index(idx: Tensor, bshape: tuple[int, ...], lead: int, trail: int) -> tuple[tuple, tuple]:
+    """An index tensor as ATen's AdvancedIndex sees it: expanded to ``bshape``, then viewed with size-1 dims
+    for the dims before and after the indexed ones."""
+    shape, stride = idx._shape, idx._stride
+    if shape != bshape:
+        shape, stride = infer_expand_geometry(shape, stride, list(bshape))
+    new_shape = (1,) * lead + shape + (1,) * trail
+    return new_shape, compute_view_strides(shape, stride, list(new_shape))
+
+
+def _is_contiguous_geometry(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """c10's is_contiguous: any empty tensor is contiguous; otherwise row-major, ignoring size-1 dims."""
+    if 0 in shape:
+        return True
+    expected = 1
+    for size, st in zip(reversed(shape), reversed(stride)):
+        if size != 1:
+            if st != expected:
+                return False
+            expected *= size
+    return True
+
+
+def iterator_output_strides(shape: tuple[int, ...], operands: list[tuple[tuple, tuple]]) -> tuple[int, ...]:
+    """The strides TensorIterator gives a new output of ``shape`` for inputs given as (shape, stride).
+
+    An input dim of size 1 counts as broadcast (stride 0) only where the output's size is not 1; the dims
+    are sorted fastest-first by the first input that tells two apart; a natural order gives a contiguous
+    output, any other order dense strides built from the raw sizes (so dims after a size-0 dim get 0).
+    """
+    ndim = len(shape)
+    if ndim <= 1:
+        return contiguous_strides(shape)
+    if all(op_shape == shape for op_shape, _ in operands):  # TensorIterator's fast setup
+        if all(_is_contiguous_geometry(op_shape, op_stride) for op_shape, op_stride in operands):
+            return contiguous_strides(shape)
+        first = operands[0][1]
+        if all(op_stride == first for _, op_stride in operands) and is_non_overlapping_and_dense(shape, first):
+            return tuple(first)
+    strides = []
+    for op_shape, op_stride in operands:
+        strides.append([0 if op_shape[i] == 1 and shape[i] != 1 else op_stride[i] for i in range(ndim)])
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if perm == list(range(ndim - 1, -1, -1)):
+        return contiguous_strides(shape)
+    out = [0] * ndim
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
+
+
+def _index_meta(self: Tensor, indices: list[Any]) -> tuple[TensorMeta, list[int], tuple[int, ...]]:
+    """Output metadata of advanced indexing: shape as NumPy, strides as TensorIterator over the restrided input."""
+    ndim = len(self._shape)
+    entries = indices + [None] * (ndim - len(indices))
+    positions = [d for d, idx in enumerate(entries) if idx is not None]
+    index_tensors = [entries[d] for d in positions]
+    bshape = _broadcast_index_shapes(index_tensors)
+    adjacent = positions[-1] - positions[0] + 1 == len(positions)
+    rest = [d for d in range(ndim) if entries[d] is None]
+    if adjacent:
+        before = [d for d in rest if d < positions[0]]
+        after = [d for d in rest if d > positions[-1]]
+    else:  # the indexed dims move to the front (ATen transposeToFront), as NumPy does
+        before, after = [], rest
+    shape = tuple(self._shape[d] for d in before) + bshape + tuple(self._shape[d] for d in after)
+    src_stride = (
+        tuple(self._stride[d] for d in before) + (0,) * len(bshape) + tuple(self._stride[d] for d in after)
+    )
+    operands = [(shape, src_stride)]
+    operands += [_restride_index(idx, bshape, len(before), len(after)) for idx in index_tensors]
+    stride = iterator_output_strides(shape, operands)
+    return TensorMeta(shape, stride, self._dtype), positions, bshape
+
+
+@impl("index.Tensor", "CPU", "Meta")
+def index_tensor(self: Tensor, indices: list[Any]) -> Tensor:
+    if len(indices) == 0:
+        raise IndexError("at least one index must be provided")
+    for idx in indices:
+        if idx is not None and idx._dtype.name not in ("int64", "int32", "uint8", "bool"):
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    ndim = len(self._shape)
+    if len(indices) > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim} (got {len(indices)})")
+    expanded = _expand_bool_masks(self, list(indices))
+    if all(idx is None for idx in expanded):
+        return aten.clone.default(self)
+    meta, positions, _ = _index_meta(self, expanded)
+    out_device = _output_device(self, *[i for i in expanded if i is not None])
+
+    def compute() -> np.ndarray:
+        key: list[Any] = [slice(None)] * ndim
+        for k, d in enumerate(positions):
+            idx = expanded[d]._data.astype(np.int64, copy=False)
+            size = self._shape[d]
+            bad = (idx < -size) | (idx >= size)
+            if bad.any():
+                raise IndexError(f"index {int(idx[bad].flat[0])} is out of bounds for dimension {k} with size {size}")
+            key[d] = idx
+        return self._data[tuple(key)]
+
+    return materialize(meta, compute, out_device)
+
+
+@impl("nonzero", "CPU")
+def nonzero(self: Tensor) -> Tensor:
+    """int64 [n, ndim] with strides (1, n), as PyTorch allocates it (transposed)."""
+    coords = np.argwhere(self._data) if self._shape else np.zeros((int(bool(self._data)), 0), dtype=np.int64)
+    n = coords.shape[0]
+    out = Tensor._empty((n, len(self._shape)), _dt.int64, self._device, (1, n))
+    if out._data.size:
+        out._data[...] = coords
+    return out
+
+
+@impl("nonzero", "Meta")
+def nonzero_meta(self: Tensor) -> Tensor:
+    raise NotImplementedError(NONZERO_META_MESSAGE)
+
+
+# --- scalars and literals --------------------------------------------------------------------------
 
 
 @impl("_local_scalar_dense", "CPU")
 def local_scalar_dense(self: Tensor) -> Any:
-    if self.numel() != 1:
-        raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-    return self._data.reshape(()).item()
+    """The first element as a Python number (Tensor.item() checks there is exactly one)."""
+    if self.numel() == 0:
+        raise RuntimeError("a Tensor with 0 elements cannot be converted to Scalar")
+    return self._data.flat[0].item()
 
 
 @impl("_local_scalar_dense", "Meta")
@@ -26,3 +593,49 @@ def local_scalar_dense_meta(self: Tensor) -> Any:
 @impl("lift_fresh", "CompositeExplicitAutograd")
 def lift_fresh(self: Tensor) -> Tensor:
     return self
+
+
+@impl("fill_.Tensor", "CPU", "Meta")
+def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
+    if value.dim() != 0:
+        raise RuntimeError(
+            f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
+        )
+    if self._data is None or value._data is None:
+        return self
+    return fill_scalar(self, value._data.reshape(()).item())
+
+
+@impl("_index_put_impl_", "CPU", "Meta")
+def index_put_impl_(
+    self: Tensor, indices: list[Any], values: Tensor, accumulate: bool = False, unsafe: bool = False
+) -> Tensor:
+    """``self[indices] = values`` (or ``+=`` with accumulate) with NumPy's advanced indexing, as ATen's index_put."""
+    if values._dtype is not self._dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{scalar_type_name(self._dtype)} for the destination and {scalar_type_name(values._dtype)} for the source."
+        )
+    expanded = _expand_bool_masks(self, list(indices))
+    if len(expanded) > len(self._shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(self._shape)} (got {len(expanded)})")
+    if self._data is None:
+        return self
+    key = tuple(slice(None) if i is None else i._data.astype(np.int64, copy=False) for i in expanded)
+    for axis, i in enumerate(key):
+        if isinstance(i, np.ndarray) and i.size:
+            size = self._shape[axis]
+            bad = i[(i >= size) | (i < -size)]
+            if bad.size:
+                raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {axis} with size {size}")
+    vals = values._data
+    if accumulate:
+        np.add.at(self._data, key, vals)
+    else:
+        self._data[key] = vals
+    return self
+
+
+@impl("index_put_", "CompositeExplicitAutograd")
+def index_put_(self: Tensor, indices: list[Any], values: Tensor, accumulate: bool = False) -> Tensor:
+    return aten._index_put_impl_.default(self, indices, values, accumulate, False)

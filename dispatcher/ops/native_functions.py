@@ -136,6 +136,9 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("nonzero(Tensor self) -> Tensor", BACKEND, tags=('core', 'dynamic_output_shape')),
     OpDef("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", BACKEND, tags=('inplace',)),
     OpDef("zero_(Tensor(a!) self) -> Tensor(a!)", BACKEND, tags=('inplace',)),
+    OpDef("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", BACKEND, tags=('inplace',)),
+    OpDef("_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)", BACKEND, tags=('inplace',)),
+    OpDef("nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)", BACKEND, tags=()),
     # --- cea ---
     OpDef("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", CEA, tags=('core', 'pointwise')),
     OpDef("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", CEA, tags=('pointwise',)),
@@ -192,6 +195,9 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("lift_fresh(Tensor(a) self) -> Tensor(a)", CEA, tags=()),
     OpDef("lift_fresh_copy(Tensor self) -> Tensor", CEA, tags=('view_copy',)),
     OpDef("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", CEA, tags=('inplace',)),
+    OpDef("index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)", CEA, tags=('inplace',)),
+    OpDef("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]", CEA, tags=('core',)),
+    OpDef("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", CEA, tags=('inplace', 'inplace_view')),
     # --- cia ---
     OpDef("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor", CIA, tags=()),
     OpDef("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor", CIA, tags=()),
@@ -217,4 +223,5 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("embedding_backward(Tensor grad, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, bool sparse) -> Tensor", CIA, tags=()),
     OpDef("is_nonzero(Tensor self) -> bool", CIA, tags=()),
     OpDef("sum_to_size(Tensor self, SymInt[] size) -> Tensor", CIA, tags=()),
+    OpDef("to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", CIA, tags=()),
 )

@@ -64,8 +64,13 @@ def register_aten() -> Library:
         if name not in listed:
             raise RuntimeError(f"kernel for aten::{name} ({key}) but the op is not in native_functions.py")
         lib.impl(name, fn, key, debug=f"registered at dispatcher/ops/{fn.__module__.rsplit('.', 1)[-1]}.py")
+    from ..autograd import derivatives as _derivatives  # noqa: F401 - registers the formulas
+    from ..autograd import register_autograd_kernel
+
     for op in NATIVE_FUNCTIONS:
         overload = _overload(op.name)
+        if op.kind != CIA:
+            register_autograd_kernel(overload)
         if overload._schema.is_mutable:
             lib.impl(op.name, make_inplace_kernel(overload), "ADInplaceOrView", with_keyset=True,
                      debug="registered at dispatcher/ops/inplace_or_view.py")

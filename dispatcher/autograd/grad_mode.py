@@ -1,0 +1,96 @@
+"""Grad mode: the thread-local switch that decides whether autograd records anything.
+
+Corresponds to c10/core/GradMode.h and torch/autograd/grad_mode.py. Grad mode is
+separate from the dispatch keys: the Autograd kernels always run, and check
+this flag (and ``requires_grad``) themselves. ``no_grad``, ``enable_grad`` and
+``set_grad_enabled`` work as context managers and as decorators, and restore
+the previous mode also when their body raises.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _GradModeTLS(threading.local):
+    def __init__(self) -> None:
+        self.enabled = True
+
+
+_state = _GradModeTLS()
+
+
+def is_grad_enabled() -> bool:
+    """Is autograd recording on this thread?"""
+    return _state.enabled
+
+
+def _set_grad_enabled(mode: bool) -> None:
+    """Set grad mode on this thread (PyTorch's ``torch._C._set_grad_enabled``)."""
+    _state.enabled = bool(mode)
+
+
+class _GradModeContext:
+    """Base: a context manager that is also a decorator (fresh state per use)."""
+
+    _mode = True
+
+    def __enter__(self) -> None:
+        self._prev = _state.enabled
+        _state.enabled = self._mode
+
+    def __exit__(self, *exc: object) -> None:
+        _state.enabled = self._prev
+
+    def __call__(self, fn: F) -> F:
+        mode_cls = type(self)
+        args = self._ctor_args()
+
+        @functools.wraps(fn)
+        def wrapper(*a: Any, **k: Any) -> Any:
+            with mode_cls(*args):
+                return fn(*a, **k)
+
+        return wrapper  # type: ignore[return-value]
+
+    def _ctor_args(self) -> tuple:
+        return ()
+
+    def clone(self) -> _GradModeContext:
+        return type(self)(*self._ctor_args())
+
+
+class no_grad(_GradModeContext):  # noqa: N801 - PyTorch's name
+    """Turn recording off for the body (or the decorated function)."""
+
+    _mode = False
+
+
+class enable_grad(_GradModeContext):  # noqa: N801 - PyTorch's name
+    """Turn recording on for the body (or the decorated function), e.g. inside ``no_grad``."""
+
+    _mode = True
+
+
+class set_grad_enabled(_GradModeContext):  # noqa: N801 - PyTorch's name
+    """``set_grad_enabled(False)``: sets the mode immediately; as a context manager, restores it on exit."""
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = _state.enabled
+        self._mode = bool(mode)
+        _state.enabled = self._mode
+
+    def __enter__(self) -> None:
+        _state.enabled = self._mode
+
+    def _ctor_args(self) -> tuple:
+        return (self._mode,)
+
+    def __call__(self, fn: F) -> F:
+        _state.enabled = self._prev  # used as a decorator: the constructor must not leave the mode changed
+        return super().__call__(fn)

@@ -1,0 +1,658 @@
+"""Sample calls for every op of the aten listing (an OpInfo-like table), usable with torch and with dispatcher.
+
+A sample describes its tensors abstractly (``T(shape, dtype, layout, kind)``) plus plain Python scalars, lists,
+dtype placeholders (``DT("float64")``) and a device placeholder (``DEV``). ``build(sample, "torch" | "cpu" | "meta")``
+turns it into concrete arguments: NumPy data from a seeded generator (the same values for every target, fresh
+arrays each time so in-place ops never share memory), then torch tensors (``torch.from_numpy``, which keeps the
+layout), dispatcher CPU tensors (``dispatcher.from_numpy``, which keeps it too) or dispatcher meta tensors
+(``Tensor._empty`` with the CPU tensor's shape and strides).
+
+``OPS[name]`` is an ``OpInfo``: ``samples`` (valid calls; some of them may still be rejected by torch, and the tests
+then require ours to reject them too), ``bad`` (calls torch rejects: wrong dtype, incompatible shapes, bad values),
+``random`` (values are not comparable: only shape / dtype / stride are), ``meta`` (whether the op can run on meta).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dispatcher.ops.native_functions import NATIVE_FUNCTIONS
+
+FLOAT_DTYPES = ("float16", "float32", "float64")
+INT_DTYPES = ("uint8", "int8", "int16", "int32", "int64")
+
+
+@dataclass(frozen=True)
+class T:
+    """An abstract tensor: shape, dtype name, layout ("contiguous" / "transposed" / "sliced"), value kind."""
+
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+    layout: str = "contiguous"
+    kind: Any = "normal"  # "normal" | "positive" | "nonzero" | "unit" | ("index", n) | "zeros_some"
+
+
+@dataclass(frozen=True)
+class DT:
+    """A dtype placeholder (torch.float64 / dispatcher.float64)."""
+
+    name: str
+
+
+class _Dev:
+    def __repr__(self) -> str:
+        return "DEV"
+
+
+DEV = _Dev()  #: the target device: "cpu" for torch and dispatcher CPU, "meta" for dispatcher meta
+
+
+@dataclass
+class Sample:
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        inner = ", ".join([repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()])
+        return f"({inner})"
+
+
+@dataclass
+class OpInfo:
+    name: str
+    samples: list[Sample]
+    bad: list[Sample] = field(default_factory=list)
+    random: bool = False  #: values depend on the RNG: compare only shape / dtype / stride
+    meta: bool = True  #: the op runs on meta tensors (False: data-dependent output)
+
+
+def S(*args: Any, **kwargs: Any) -> Sample:  # noqa: N802 - a short constructor for the table
+    return Sample(args, kwargs)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# building concrete arguments
+
+
+def _values(spec: T, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    dt = np.dtype("bool") if spec.dtype == "bool" else np.dtype(spec.dtype)
+    kind = spec.kind
+    if isinstance(kind, tuple) and kind[0] == "index":
+        return np.asarray(rng.integers(0, kind[1], size=shape)).astype(dt)
+    if dt == np.bool_:
+        return np.asarray(rng.random(shape) < 0.5)
+    if dt.kind == "f":
+        if kind == "positive":
+            v = rng.uniform(0.5, 2.0, size=shape)
+        elif kind == "unit":
+            v = rng.uniform(0.0, 1.0, size=shape)
+        elif kind == "nonzero":
+            v = rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+        elif kind == "zeros_some":
+            v = rng.integers(-1, 2, size=shape).astype(np.float64)
+        else:
+            v = rng.uniform(-2.0, 2.0, size=shape)
+        return np.asarray(v).astype(dt)
+    lo = 0 if dt.kind == "u" else -5
+    if kind == "positive":
+        v = rng.integers(1, 6, size=shape)
+    elif kind == "nonzero":
+        v = rng.integers(1, 6, size=shape) * (1 if dt.kind == "u" else rng.choice([-1, 1], size=shape))
+    elif kind == "zeros_some":
+        v = rng.integers(0 if dt.kind == "u" else -1, 2, size=shape)
+    else:
+        v = rng.integers(lo, 6, size=shape)
+    return np.asarray(v).astype(dt)
+
+
+def make_array(spec: T, rng: np.random.Generator) -> np.ndarray:
+    """A NumPy array with ``spec``'s shape, values and layout (a view for transposed / sliced)."""
+    shape = tuple(spec.shape)
+    if spec.layout == "transposed" and len(shape) >= 2:
+        gen = shape[:-2] + (shape[-1], shape[-2])
+        return np.swapaxes(_values(spec, gen, rng), -1, -2)
+    if spec.layout == "sliced" and len(shape) >= 1:
+        gen = shape[:-1] + (2 * shape[-1] + 1,)
+        return _values(spec, gen, rng)[..., 1::2]
+    return np.array(_values(spec, shape, rng), order="C")
+
+
+def build(sample: Sample, target: str, seed: int = 0) -> tuple[tuple, dict]:
+    """Concrete (args, kwargs) for ``target``: "torch", "cpu" (dispatcher) or "meta" (dispatcher)."""
+    rng = np.random.default_rng(seed)
+    if target == "torch":
+        import torch
+
+        import dispatcher
+
+        def tensor(arr: np.ndarray) -> Any:
+            # The dispatcher's layout for both libraries (torch.from_numpy keeps NumPy's strides of size-1 dims
+            # and gives empty arrays strides of 0; dispatcher.from_numpy may normalise them): same inputs.
+            stride = dispatcher.from_numpy(arr).stride()
+            t = torch.empty_strided(arr.shape, stride, dtype=getattr(torch, arr.dtype.name))
+            return t.copy_(torch.from_numpy(arr))
+
+        def dtype(name: str) -> Any:
+            return getattr(torch, name)
+    else:
+        import dispatcher
+        from dispatcher import dtypes
+        from dispatcher.tensor import Tensor, device
+
+        def tensor(arr: np.ndarray) -> Any:
+            t = dispatcher.from_numpy(arr)
+            if target == "meta":
+                return Tensor._empty(t._shape, t._dtype, device("meta"), t._stride)
+            return t
+
+        def dtype(name: str) -> Any:
+            return getattr(dtypes, name)
+
+    def conv(x: Any) -> Any:
+        if isinstance(x, T):
+            return tensor(make_array(x, rng))
+        if isinstance(x, DT):
+            return dtype(x.name)
+        if x is DEV:
+            return "meta" if target == "meta" else "cpu"
+        if isinstance(x, list):
+            return [conv(v) for v in x]
+        if isinstance(x, tuple):
+            return tuple(conv(v) for v in x)
+        return x
+
+    return tuple(conv(a) for a in sample.args), {k: conv(v) for k, v in sample.kwargs.items()}
+
+
+def tensor_specs(sample: Sample) -> list[T]:
+    out = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, T):
+            out.append(x)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+
+    for a in list(sample.args) + list(sample.kwargs.values()):
+        walk(a)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------------
+# sample families
+
+F = "float32"
+D = "float64"
+H = "float16"
+L = "int64"
+B = "bool"
+
+
+def unary(kind: str = "normal", ints: bool = True, bools: bool = False) -> list[Sample]:
+    s = [
+        S(T((3, 4), F, kind=kind)),
+        S(T((4, 5), D, "transposed", kind=kind)),
+        S(T((2, 6), F, "sliced", kind=kind)),
+        S(T((0, 3), F, kind=kind)),
+        S(T((), F, kind=kind)),
+        S(T((5,), H, kind=kind)),
+    ]
+    if ints:
+        s += [S(T((3, 4), L, kind=kind)), S(T((2, 3), "int32", "transposed", kind=kind)), S(T((4,), "uint8", kind=kind))]
+    if bools:
+        s.append(S(T((3, 4), B)))
+    return s
+
+
+def binary(kind: str = "normal", ints: bool = True, scalar: Any = 2.5) -> list[Sample]:
+    s = [
+        S(T((3, 4)), T((3, 4), kind=kind)),
+        S(T((3, 4)), T((4,), kind=kind)),
+        S(T((3, 1), D), T((1, 4), D, kind=kind)),
+        S(T((4, 3), F, "transposed"), T((4, 3), F, kind=kind)),
+        S(T((2, 5), F, "sliced"), T((2, 5), F, "transposed", kind=kind)),
+        S(T((0, 4)), T((4,), kind=kind)),
+        S(T(()), T((2, 3), kind=kind)),
+        S(T((2, 3), H), T((2, 3), F, kind=kind)),
+        S(T((2, 1), H, "transposed"), T((0, 1, 1), H, "sliced", kind=kind)),  # strides of an empty broadcast
+    ]
+    if ints:
+        s += [
+            S(T((3, 4), L), T((3, 4), L, kind=kind)),
+            S(T((3, 4), "int32"), T((4,), F, kind=kind)),
+            S(T((3, 4), "uint8"), T((3, 4), "int8", kind=kind)),
+            S(T((2, 3), L), T((), F, kind=kind)),
+        ]
+    if scalar is not None:
+        s.append(S(T((2, 3), L if ints else F), scalar))
+    return s
+
+
+def inplace_binary(kind: str = "normal", int_self: bool = True) -> tuple[list[Sample], list[Sample]]:
+    s = [
+        S(T((3, 4)), T((3, 4), kind=kind)),
+        S(T((3, 4)), T((4,), kind=kind)),
+        S(T((4, 3), F, "transposed"), T((4, 3), D, kind=kind)),
+        S(T((2, 5), F, "sliced"), T((), F, kind=kind)),
+        S(T((0, 4)), T((4,), kind=kind)),
+    ]
+    if int_self:
+        s.append(S(T((3, 4), L), T((3, 4), "int32", kind=kind)))
+    bad = [
+        S(T((4,)), T((3, 4), kind=kind)),  # broadcast shape differs from self
+        S(T((3, 4)), T((5,), kind=kind)),  # incompatible
+        S(T((3, 4), L), T((3, 4), F, kind=kind)),  # float result into a long tensor
+    ]
+    return s, bad
+
+
+def compare_scalar() -> list[Sample]:
+    return [S(T((3, 4)), 0.0), S(T((3, 4), L), 1), S(T((2, 3), "uint8", "transposed"), 2.5), S(T((0, 2)), 1),
+            S(T((3,), B), True)]
+
+
+def reduction_dims(fn_kw: dict | None = None) -> list[Sample]:
+    kw = fn_kw or {}
+    return [
+        S(T((3, 4)), [1], **kw),
+        S(T((3, 4), D, "transposed"), [0, 1], True, **kw),
+        S(T((2, 3, 4)), [-1, 0], **kw),
+        S(T((2, 3, 4), F, "sliced"), None, **kw),
+        S(T((0, 3)), [0], **kw),
+        S(T(()), [0], **kw),
+    ]
+
+
+def _bin(name: str, kind: str = "normal", ints: bool = True, scalar: Any = 2.5, extra: list | None = None,
+         bad: list | None = None) -> OpInfo:
+    return OpInfo(name, binary(kind, ints, scalar) + (extra or []),
+                  [S(T((2, 3)), T((4,))), S(T((2, 3)), "abc")] + (bad or []))
+
+
+def _un(name: str, kind: str = "normal", ints: bool = True, bools: bool = False, bad: list | None = None) -> OpInfo:
+    return OpInfo(name, unary(kind, ints, bools), bad or [])
+
+
+def _ip(name: str, kind: str = "normal", int_self: bool = True, extra_bad: list | None = None) -> OpInfo:
+    s, bad = inplace_binary(kind, int_self)
+    return OpInfo(name, s, bad + (extra_bad or []))
+
+
+def _factory_kw(**kw: Any) -> dict:
+    return {"device": DEV, **kw}
+
+
+def _cmp_tensor(name: str) -> OpInfo:
+    return OpInfo(name, binary(scalar=None) + [S(T((3,), B), T((3,), B))], [S(T((2, 3)), T((4,)))])
+
+
+# --------------------------------------------------------------------------------------------------------------
+# the table
+
+
+def _table() -> list[OpInfo]:
+    idx5 = ("index", 5)
+    idx10 = ("index", 10)
+    ops = [
+        # --- arithmetic
+        _bin("add.Tensor", extra=[S(T((3, 4)), T((4,)), alpha=2), S(T((2, 2), L), T((2, 2), L), alpha=3),
+                                  S(T((2,), B), T((2,), B))],
+             bad=[S(T((2, 2), L), T((2, 2), L), alpha=1.5)]),
+        _ip("add_.Tensor"),
+        _bin("sub.Tensor", extra=[S(T((3, 4)), T((4,)), alpha=0.5)], bad=[S(T((2,), B), T((2,), B))]),
+        _ip("sub_.Tensor"),
+        _bin("mul.Tensor", extra=[S(T((2,), B), T((2,), B))]),
+        _ip("mul_.Tensor"),
+        _bin("div.Tensor", kind="nonzero", scalar=2),
+        _ip("div_.Tensor", kind="nonzero", int_self=False, extra_bad=[S(T((3, 4), L), T((3, 4), L, kind="nonzero"))]),
+        OpInfo("div.Tensor_mode", [
+            S(T((3, 4)), T((3, 4), kind="nonzero"), rounding_mode="floor"),
+            S(T((3, 4)), T((4,), kind="nonzero"), rounding_mode="trunc"),
+            S(T((3, 4)), T((4,), kind="nonzero"), rounding_mode=None),
+            S(T((3, 4), L), T((3, 4), L, kind="nonzero"), rounding_mode="floor"),
+            S(T((3, 4), L), T((4,), "int32", kind="nonzero"), rounding_mode="trunc"),
+            S(T((3, 4), L), T((3, 4), L, kind="nonzero"), rounding_mode=None),
+            S(T((2, 3), D, "transposed"), T((2, 3), F, kind="nonzero"), rounding_mode="floor"),
+        ], [S(T((3,)), T((3,), kind="nonzero"), rounding_mode="bad"), S(T((2, 3)), T((4,)), rounding_mode="floor")]),
+        _un("neg", bad=[S(T((3,), B))]),
+        _un("exp"), _un("log", kind="positive"), _un("sin"), _un("cos"), _un("tanh"), _un("sigmoid"),
+        _un("relu"),
+        OpInfo("relu_", [S(T((3, 4))), S(T((4, 3), D, "transposed")), S(T((3,), L)), S(T((0,)))]),
+        _un("sqrt", kind="positive"), _un("rsqrt", kind="positive"),
+        OpInfo("pow.Tensor_Scalar", [
+            S(T((3, 4)), 2), S(T((3, 4), kind="positive"), 0.5), S(T((3, 4), L), 2), S(T((3,), L), 0.5),
+            S(T((2, 3), D, "transposed"), -1), S(T((0, 2)), 3), S(T((3,), L), 0),
+        ], [S(T((3,), L), -2), S(T((3,)), "x")]),
+        OpInfo("pow.Tensor_Tensor", [
+            S(T((3, 4), kind="positive"), T((3, 4))), S(T((3, 4), kind="positive"), T((4,))),
+            S(T((3, 4), L, kind="positive"), T((3, 4), L, kind="positive")), S(T((3,), L, kind="positive"), T((3,))),
+        ], [S(T((2, 3)), T((4,)))]),
+        OpInfo("pow.Scalar", [S(2.0, T((3, 4))), S(2, T((3,), L, kind="positive")), S(2.5, T((3,), L)),
+                              S(1, T((2, 2)))], [S(2, "x")]),
+        _bin("maximum", scalar=None), _bin("minimum", scalar=None),
+        OpInfo("where.self", [
+            S(T((3, 4), B), T((3, 4)), T((3, 4))), S(T((3, 4), B), T((4,)), T((3, 1), D)),
+            S(T((4,), B), T((3, 4), F, "transposed"), T((), F)), S(T((3,), B), T((3,), L), T((3,))),
+            S(T((0, 3), B), T((3,)), T((3,))),
+        ], [S(T((3,)), T((3,)), T((3,))), S(T((3,), B), T((2,)), T((3,)))]),
+        OpInfo("clamp", [
+            S(T((3, 4)), -0.5, 0.5), S(T((3, 4)), None, 0.5), S(T((3, 4)), -0.5), S(T((3, 4), L), -1, 2),
+            S(T((3, 4), L), 0.5, 1.5), S(T((4, 3), D, "transposed"), 1.0, -1.0), S(T((0,)), 0, 1),
+        ], [S(T((3,))), S(T((3,)), None, None)]),
+        OpInfo("clamp.Tensor", [
+            S(T((3, 4)), T((4,)), T((3, 1))), S(T((3, 4)), None, T(())), S(T((3, 4), L), T((4,), L), None),
+            S(T((3, 4), L), T((4,), F), None),
+        ], [S(T((3,))), S(T((3,)), None, None), S(T((2, 3)), T((4,)), None)]),
+        OpInfo("clamp_min", [S(T((3, 4)), 0.1), S(T((3, 4), L), 1), S(T((3, 4), L), 0.5), S(T((0, 2)), 0)]),
+        OpInfo("clamp_max", [S(T((3, 4)), 0.1), S(T((3, 4), L), 1), S(T((2, 3), D, "transposed"), 0)]),
+    ]
+    for cmp in ("eq", "ne", "lt", "le", "gt", "ge"):
+        ops.append(_cmp_tensor(f"{cmp}.Tensor"))
+        ops.append(OpInfo(f"{cmp}.Scalar", compare_scalar(), [S(T((3,)), "x")]))
+    ops += [
+        OpInfo("gelu", unary(ints=False) + [S(T((3, 4)), approximate="tanh"), S(T((3, 4), D), approximate="none")],
+               [S(T((3,)), approximate="bad"), S(T((3,), L))]),
+        OpInfo("silu", unary(ints=False), [S(T((3,), L))]),
+        OpInfo("masked_fill_.Scalar", [
+            S(T((3, 4)), T((3, 4), B), 0.5), S(T((3, 4)), T((4,), B), -1), S(T((3, 4), L), T((3, 1), B), 7),
+            S(T((4, 3), F, "transposed"), T((), B), 2.0),
+        ], [S(T((3, 4)), T((3, 4)), 0.5), S(T((4,)), T((3, 4), B), 0.5)]),
+        _un("reciprocal", kind="nonzero"), _un("erf"),
+        OpInfo("bitwise_not", [S(T((3, 4), L)), S(T((3, 4), B)), S(T((4,), "uint8")), S(T((2, 3), "int8", "transposed")),
+                               S(T((0,), "int32"))], [S(T((3,)))]),
+        OpInfo("tanh_backward", [S(T((3, 4)), T((3, 4))), S(T((3, 4), D, "transposed"), T((3, 4), D))]),
+        OpInfo("sigmoid_backward", [S(T((3, 4)), T((3, 4), kind="unit")), S(T((2, 3), D), T((2, 3), D))]),
+        OpInfo("threshold_backward", [S(T((3, 4)), T((3, 4)), 0.0), S(T((3, 4)), T((4,)), 0.5),
+                                      S(T((2, 3), D, "transposed"), T((2, 3), D), 0)]),
+        OpInfo("gelu_backward", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((3, 4)), approximate="tanh"),
+                                 S(T((2, 3), D), T((2, 3), D))]),
+        # --- reductions
+        OpInfo("sum.dim_IntList", reduction_dims() + [
+            S(T((3, 4), L), [0]), S(T((3, 4), B), [1]), S(T((3, 4), "int32"), [1], True),
+            S(T((3, 4)), [1], dtype=DT(D)), S(T((3, 4), H), [0]), S(T((3, 4)), []),
+        ], [S(T((3, 4)), [5]), S(T((3, 4)), [0, 0])]),
+        OpInfo("mean.dim", reduction_dims() + [S(T((3, 4), L), [0], dtype=DT(F)), S(T((3, 4)), [1], dtype=DT(D))],
+               [S(T((3, 4), L), [0]), S(T((3, 4)), [2])]),
+        OpInfo("amax", [S(T((3, 4)), [1]), S(T((3, 4), D, "transposed"), [0], True), S(T((2, 3, 4))),
+                        S(T((3, 4), L), [0, 1]), S(T((3, 4), B), [1]), S(T(()))],
+               [S(T((0, 3)), [0]), S(T((3, 4)), [3])]),
+        OpInfo("amin", [S(T((3, 4)), [1]), S(T((3, 4), D, "transposed"), [0], True), S(T((2, 3, 4))),
+                        S(T((3, 4), L), [0, 1]), S(T(()))],
+               [S(T((0, 3)), [0]), S(T((3, 4)), [3])]),
+        OpInfo("max", [S(T((3, 4))), S(T((3, 4), L, "transposed")), S(T(())), S(T((4,), B))], [S(T((0, 3)))]),
+        OpInfo("min", [S(T((3, 4))), S(T((3, 4), L, "transposed")), S(T(()))], [S(T((0, 3)))]),
+        OpInfo("max.dim", [S(T((3, 4)), 1), S(T((3, 4), D, "transposed"), 0, True), S(T((3, 4), L), -1),
+                           S(T(()), 0)], [S(T((0, 3)), 0), S(T((3, 4)), 2)]),
+        OpInfo("min.dim", [S(T((3, 4)), 1), S(T((3, 4), D, "transposed"), 0, True), S(T((3, 4), L), -1)],
+               [S(T((0, 3)), 0), S(T((3, 4)), 2)]),
+        OpInfo("argmax", [S(T((3, 4))), S(T((3, 4)), 1), S(T((3, 4), D, "transposed"), 0, True), S(T((3, 4), L), -1),
+                          S(T(()))], [S(T((0, 3))), S(T((3, 4)), 2)]),
+        OpInfo("argmin", [S(T((3, 4))), S(T((3, 4)), 1), S(T((3, 4), D, "transposed"), 0, True), S(T((3, 4), L), -1)],
+               [S(T((0, 3))), S(T((3, 4)), 2)]),
+        OpInfo("var.correction", [
+            S(T((3, 4))), S(T((3, 4)), [1]), S(T((3, 4), D, "transposed"), [0], correction=0, keepdim=True),
+            S(T((2, 3, 4)), None, correction=2), S(T((3, 4), kind="positive"), [0, 1]),
+        ], [S(T((3, 4), L), [0]), S(T((3, 4)), [4])]),
+        # --- linear algebra
+        OpInfo("mm", [
+            S(T((3, 4)), T((4, 5))), S(T((3, 4), F, "transposed"), T((4, 5), F, "sliced")), S(T((3, 0)), T((0, 5))),
+            S(T((2, 3), D), T((3, 2), D)), S(T((2, 3), L), T((3, 2), L)), S(T((0, 3)), T((3, 2))),
+        ], [S(T((3, 4)), T((5, 2))), S(T((3, 4)), T((4, 2), D)), S(T((4,)), T((4, 2)))]),
+        OpInfo("bmm", [S(T((2, 3, 4)), T((2, 4, 5))), S(T((2, 3, 4), F, "transposed"), T((2, 4, 5))),
+                       S(T((0, 3, 4)), T((0, 4, 2))), S(T((2, 3, 4), D), T((2, 4, 1), D))],
+               [S(T((2, 3, 4)), T((3, 4, 5))), S(T((3, 4)), T((4, 5))), S(T((2, 3, 4)), T((2, 4, 5), D))]),
+        OpInfo("addmm", [
+            S(T((5,)), T((3, 4)), T((4, 5))), S(T((3, 5)), T((3, 4)), T((4, 5)), beta=0.5, alpha=2),
+            S(T((1, 5), D), T((3, 4), D, "transposed"), T((4, 5), D)), S(T((3, 2), L), T((3, 4), L), T((4, 2), L)),
+        ], [S(T((5,)), T((3, 4)), T((5, 5))), S(T((7,)), T((3, 4)), T((4, 5)))]),
+        OpInfo("dot", [S(T((4,)), T((4,))), S(T((5,), D, "sliced"), T((5,), D)), S(T((3,), L), T((3,), L)),
+                       S(T((0,)), T((0,)))],
+               [S(T((4,)), T((5,))), S(T((4,)), T((4,), D)), S(T((2, 2)), T((2, 2)))]),
+        OpInfo("baddbmm", [S(T((2, 3, 5)), T((2, 3, 4)), T((2, 4, 5))),
+                           S(T((5,)), T((2, 3, 4)), T((2, 4, 5)), beta=0.5, alpha=0.25)],
+               [S(T((2, 3, 5)), T((2, 3, 4)), T((2, 3, 5)))]),
+        # --- views / shapes
+        OpInfo("view", [S(T((3, 4)), [4, 3]), S(T((3, 4)), [-1]), S(T((2, 6)), [2, -1, 2]), S(T((3, 4), D), [12, 1]),
+                        S(T(()), [1]), S(T((0, 4)), [0, 2, 2]), S(T((4, 3), F, "transposed"), [4, 3, 1])],
+               [S(T((0, 4)), [0, 2, -1]), S(T((3, 4)), [5, 5]), S(T((4, 3), F, "transposed"), [12]), S(T((3, 4)), [-1, -1])]),
+        OpInfo("as_strided", [S(T((3, 4)), [2, 2], [1, 2]), S(T((3, 4)), [2, 3], [4, 1], 1), S(T((3, 4)), [0], [1])],
+               [S(T((3, 4)), [2, 2], [1]), S(T((3, 4)), [2], [-1])]),
+        OpInfo("cat", [
+            S([T((2, 3)), T((1, 3))]), S([T((2, 3)), T((2, 2), D)], 1), S([T((2, 3)), T((0,))]),
+            S([T((2, 3), L), T((2, 3), F, "transposed")], -1), S([T((3,))]), S([T((0, 3)), T((2, 3), B)]),
+        ], [S([T((2, 3)), T((2, 2))]), S([T((2, 3))], 2), S([]), S([T((2, 3)), T((3,))])]),
+        OpInfo("_softmax", [S(T((3, 4)), 1, False), S(T((3, 4), D, "transposed"), 0, False), S(T((2, 3, 4)), -1, False),
+                            S(T(()), 0, False), S(T((0, 3)), 1, False), S(T((0,), B), 0, False)],
+               [S(T((3, 4)), 2, False), S(T((3, 4), L), 1, False)]),
+        OpInfo("_log_softmax", [S(T((3, 4)), 1, False), S(T((3, 4), D, "transposed"), 0, False),
+                                S(T((2, 3, 4)), -1, False)], [S(T((3, 4)), 2, False)]),
+        OpInfo("native_layer_norm", [
+            S(T((2, 3, 4)), [4], T((4,)), T((4,)), 1e-5), S(T((2, 3, 4)), [3, 4], None, None, 1e-5),
+            S(T((3, 4), D, "transposed"), [4], T((4,), D), None, 1e-6), S(T((0, 4)), [4], None, None, 1e-5),
+        ], [S(T((2, 3, 4)), [3], None, None, 1e-5), S(T((2, 3, 4)), [4], T((3,)), None, 1e-5)]),
+        OpInfo("native_dropout", [S(T((3, 4)), 0.5, False), S(T((3, 4)), 0.0, True), S(T((3, 4)), 1.0, True)],
+               [S(T((3,)), 1.5, True)]),
+        OpInfo("mse_loss", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((3, 4)), 0), S(T((3, 4), D), T((3, 4), D), 2),
+                            S(T((4, 3), F, "transposed"), T((4, 3)), 0)],
+               [S(T((3, 4)), T((3, 4)), 3), S(T((3, 4)), T((3, 5)))]),
+        OpInfo("nll_loss2d_forward", [
+            S(T((2, 5, 3, 4)), T((2, 3, 4), L, kind=idx5), None, 1, -100),
+            S(T((2, 5, 3, 4), D), T((2, 3, 4), L, kind=idx5), T((5,), D), 0, -100),
+            S(T((2, 5, 3, 4)), T((2, 3, 4), L, kind=idx5), None, 2, 1),
+        ], [S(T((2, 5, 3, 4)), T((2, 3), L, kind=idx5), None, 1, -100)]),
+        OpInfo("nll_loss_forward", [
+            S(T((4, 5)), T((4,), L, kind=idx5), None, 1, -100), S(T((4, 5)), T((4,), L, kind=idx5), T((5,)), 0, -100),
+            S(T((4, 5), D), T((4,), L, kind=idx5), T((5,), D), 2, 1), S(T((5,)), T((), L, kind=idx5), None, 1, -100),
+        ], [S(T((4, 5)), T((3,), L, kind=idx5), None, 1, -100), S(T((4, 5)), T((4,), kind=idx5), None, 1, -100)]),
+        OpInfo("_softmax_backward_data", [S(T((3, 4)), T((3, 4), kind="unit"), 1, DT(F)),
+                                          S(T((2, 3), D), T((2, 3), D, kind="unit"), 0, DT(D))]),
+        OpInfo("_log_softmax_backward_data", [S(T((3, 4)), T((3, 4)), 1, DT(F)),
+                                              S(T((2, 3), D), T((2, 3), D), 0, DT(D))]),
+        OpInfo("native_layer_norm_backward", [
+            S(T((2, 3, 4)), T((2, 3, 4)), [4], T((2, 3, 1)), T((2, 3, 1), kind="positive"), T((4,)), T((4,)),
+              [True, True, True]),
+            S(T((2, 3, 4)), T((2, 3, 4)), [3, 4], T((2, 1, 1)), T((2, 1, 1), kind="positive"), None, None,
+              [True, False, False]),
+            S(T((2, 4)), T((2, 4)), [4], T((2, 1)), T((2, 1), kind="positive"), T((4,)), T((4,)), [False, True, True]),
+        ]),
+        OpInfo("nll_loss_backward", [
+            S(T(()), T((4, 5)), T((4,), L, kind=idx5), None, 1, -100, T((), kind="positive")),
+            S(T((4,)), T((4, 5)), T((4,), L, kind=idx5), T((5,)), 0, -100, T(())),
+        ]),
+        OpInfo("mse_loss_backward", [S(T(()), T((3, 4)), T((3, 4)), 1), S(T((3, 4)), T((3, 4)), T((3, 4)), 0)]),
+        OpInfo("embedding_dense_backward", [S(T((3, 4)), T((3,), L, kind=idx10), 10, -1, False),
+                                            S(T((2, 3, 4)), T((2, 3), L, kind=idx5), 5, 0, False)]),
+        OpInfo("empty.memory_format", [S([2, 3], **_factory_kw()), S([0, 4], dtype=DT(L), **_factory_kw()),
+                                       S([], dtype=DT(B), **_factory_kw())], [S([-1, 2], **_factory_kw())],
+               random=True),
+        OpInfo("empty_strided", [S([2, 3], [1, 2], **_factory_kw()), S([2, 3], [3, 1], dtype=DT(D), **_factory_kw())],
+               [S([2, 3], [1], **_factory_kw())], random=True),
+        OpInfo("_local_scalar_dense", [S(T(())), S(T((), L)), S(T((), B)), S(T((1, 1))), S(T((2,)))], meta=False),
+        OpInfo("bernoulli_.float", [S(T((3, 4)), 0.0), S(T((3, 4)), 1.0), S(T((3, 4), D, "transposed"), 1.0)],
+               [S(T((3,)), 1.5)]),
+        OpInfo("index_select", [S(T((4, 5)), 0, T((3,), L, kind=("index", 4))), S(T((4, 5)), 1, T((2,), L, kind=idx5)),
+                                S(T((4, 5), D, "transposed"), -1, T((0,), L)), S(T((4,)), 0, T((), L, kind=("index", 4)))],
+               [S(T((4, 5)), 0, T((3,), kind=("index", 4))), S(T((4, 5)), 2, T((3,), L, kind=("index", 4))),
+                S(T((4, 5)), 0, T((3, 2), L, kind=("index", 4)))]),
+        OpInfo("index.Tensor", [
+            S(T((4, 5)), [T((3,), L, kind=("index", 4))]), S(T((4, 5)), [None, T((2,), L, kind=idx5)]),
+            S(T((4, 5)), [T((2, 2), L, kind=("index", 4)), T((2,), L, kind=idx5)]),
+        ], [S(T((4, 5)), [T((3,), kind=("index", 4))]), S(T((4, 5)), [T((3,), L), T((3,), L), T((3,), L)])]),
+        OpInfo("nonzero", [S(T((3, 4), kind="zeros_some")), S(T((5,), L, kind="zeros_some")), S(T((3,), B)),
+                           S(T((0, 2))), S(T(()))], meta=False),
+        OpInfo("fill_.Scalar", [S(T((3, 4)), 1.5), S(T((3, 4), L), 3), S(T((4, 3), F, "transposed"), -1),
+                                S(T((3,), B), True), S(T((0,)), 2)]),
+        OpInfo("zero_", [S(T((3, 4))), S(T((4, 3), L, "transposed")), S(T(()))]),
+        OpInfo("fill_.Tensor", [S(T((3, 4)), T(())), S(T((3, 4), L), T((), L)), S(T((4, 3), F, "transposed"), T(()))],
+               [S(T((3, 4)), T((2,)))]),
+        OpInfo("_index_put_impl_", [
+            S(T((4, 5)), [T((3,), L, kind=("index", 4))], T((3, 5))),
+            S(T((4, 5)), [None, T((2,), L, kind=idx5)], T((4, 2)), True),
+            S(T((4, 5), L), [T((2,), L, kind=("index", 4))], T((2, 5), L), False, False),
+        ], [S(T((4, 5)), [T((3,), L, kind=("index", 4))], T((3, 5), D))]),
+        # --- CEA
+        OpInfo("add.Scalar", [S(T((3, 4)), 2), S(T((3, 4)), 2.5, 2), S(T((3, 4), L), 2.5), S(T((3, 4), L), 3),
+                              S(T((2, 3), D, "transposed"), 1)]),
+        OpInfo("rsub.Scalar", [S(T((3, 4)), 1.0), S(T((3, 4), L), 2, 3), S(T((3, 4), L), 0.5)],
+               [S(T((3,), B), True)]),
+        OpInfo("mul.Scalar", [S(T((3, 4)), 2), S(T((3, 4), L), 2.5), S(T((3,), B), True)]),
+        OpInfo("div.Scalar", [S(T((3, 4)), 2), S(T((3, 4), L), 2), S(T((3, 4), L), 0.5)]),
+        OpInfo("div_.Scalar", [S(T((3, 4)), 2), S(T((4, 3), D, "transposed"), 0.5)], [S(T((3, 4), L), 2)]),
+        _un("abs", bad=[S(T((3,), B))]),
+        OpInfo("masked_fill.Scalar", [S(T((3, 4)), T((3, 4), B), 0.5), S(T((3, 4), L), T((4,), B), 2),
+                                      S(T((4, 3), F, "transposed"), T((3,), B), -1.0), S(T((3,)), T((2, 3), B), 1.0)],
+               [S(T((3, 4)), T((3, 4)), 0.5), S(T((3, 4)), T((3, 5), B), 0.5)]),
+        OpInfo("masked_fill.Tensor", [S(T((3, 4)), T((3, 4), B), T(())), S(T((3, 4), L), T((4,), B), T((), L))],
+               [S(T((3, 4)), T((3, 4), B), T((2,)))]),
+        OpInfo("logical_not", [S(T((3, 4), kind="zeros_some")), S(T((3, 4), L, kind="zeros_some")), S(T((3,), B)),
+                               S(T((0,)))]),
+        OpInfo("sum", [S(T((3, 4))), S(T((3, 4), L)), S(T((3,), B)), S(T((3, 4)), dtype=DT(D)), S(T((0, 3))),
+                       S(T((3, 4), F, "transposed"))]),
+        OpInfo("mean", [S(T((3, 4))), S(T((3, 4), D, "transposed")), S(T((3, 4), L), dtype=DT(F)), S(T(()))],
+               [S(T((3, 4), L))]),
+        OpInfo("mv", [S(T((3, 4)), T((4,))), S(T((3, 4), D, "transposed"), T((4,), D))],
+               [S(T((3, 4)), T((5,))), S(T((3,)), T((3,)))]),
+        OpInfo("t", [S(T((3, 4))), S(T((4,))), S(T(())), S(T((3, 4), F, "transposed"))], [S(T((2, 3, 4)))]),
+        OpInfo("_unsafe_view", [S(T((3, 4)), [4, 3]), S(T((3, 4)), [-1])], [S(T((3, 4)), [5])]),
+        OpInfo("unsqueeze", [S(T((3, 4)), 0), S(T((3, 4)), -1), S(T((3, 4)), 2), S(T(()), 0),
+                             S(T((4, 3), F, "transposed"), 1)], [S(T((3, 4)), 5), S(T((3, 4)), -4)]),
+        OpInfo("squeeze", [S(T((3, 1, 4))), S(T((1, 1))), S(T((3, 4)))]),
+        OpInfo("squeeze.dim", [S(T((3, 1, 4)), 1), S(T((3, 1, 4)), 0), S(T(()), 0)], [S(T((3, 1)), 3)]),
+        OpInfo("squeeze.dims", [S(T((1, 3, 1)), [0, 2]), S(T((1, 3, 1)), [1]), S(T((1, 3, 1)), [])],
+               [S(T((1, 3)), [4])]),
+        OpInfo("transpose.int", [S(T((3, 4)), 0, 1), S(T((2, 3, 4)), 0, 2), S(T((3, 4)), -1, -1), S(T(()), 0, 0)],
+               [S(T((3, 4)), 0, 2)]),
+        OpInfo("permute", [S(T((2, 3, 4)), [2, 0, 1]), S(T((3, 4)), [-1, 0]), S(T(()), [])],
+               [S(T((2, 3, 4)), [0, 0, 1]), S(T((2, 3, 4)), [0, 1]), S(T((2, 3)), [0, 3])]),
+        OpInfo("expand", [S(T((3, 1)), [3, 4]), S(T((4,)), [2, 3, 4]), S(T((3, 1)), [-1, 4]), S(T(()), [2, 2]),
+                          S(T((1, 3)), [0, 3])],
+               [S(T((3, 1)), [2, 4]), S(T((3, 4)), [4])]),
+        OpInfo("select.int", [S(T((3, 4)), 0, 1), S(T((3, 4)), 1, -1), S(T((2, 3, 4), F, "transposed"), 2, 0)],
+               [S(T((3, 4)), 0, 3), S(T((3, 4)), 2, 0), S(T(()), 0, 1)]),
+        OpInfo("slice.Tensor", [S(T((5, 4)), 0, 1, 3), S(T((5, 4)), 1, None, None, 2), S(T((5, 4)), 1, -2, 100),
+                                S(T((5, 4))), S(T((5, 4)), 0, 4, 2)],
+               [S(T((5, 4)), 0, 0, 4, 0), S(T((5, 4)), 0, 0, 4, -1), S(T((5, 4)), 3)]),
+        OpInfo("alias", [S(T((3, 4))), S(T((4, 3), F, "transposed"))]),
+        OpInfo("detach", [S(T((3, 4))), S(T((4, 3), L, "transposed"))]),
+        OpInfo("unbind.int", [S(T((3, 4))), S(T((3, 4)), 1), S(T((0, 2)), 1)], [S(T((3, 4)), 2)]),
+        OpInfo("split.Tensor", [S(T((5, 4)), 2), S(T((5, 4)), 3, 1), S(T((5, 4)), 5)], [S(T((5, 4)), 2, 3)]),
+        OpInfo("squeeze_.dim", [S(T((3, 1, 4)), 1), S(T((3, 4)), 0), S(T((1,)), -1)], [S(T((3, 4)), 5)]),
+        OpInfo("split_with_sizes", [S(T((5, 4)), [2, 3]), S(T((5, 4)), [1, 3], 1), S(T((5, 4), F, "transposed"), [0, 4])],
+               [S(T((5, 4)), [2, 2]), S(T((5, 4)), [6, -1])]),
+        OpInfo("index_put_", [
+            S(T((4, 5)), [T((3,), L, kind=("index", 4))], T((3, 5))),
+            S(T((4, 5)), [None, T((2,), L, kind=idx5)], T((4, 2)), True),
+        ], [S(T((4, 5)), [T((3,), L, kind=("index", 4))], T((3, 5), D))]),
+        OpInfo("clone", [S(T((3, 4))), S(T((4, 3), F, "transposed")), S(T((2, 5), L, "sliced")), S(T(())),
+                         S(T((1,), F, "sliced"))]),
+        OpInfo("_to_copy", [S(T((3, 4)), dtype=DT(D)), S(T((4, 3), F, "transposed")), S(T((3, 4), L), dtype=DT(B)),
+                            S(T((2, 5), F, "sliced"), dtype=DT(H))]),
+        OpInfo("stack", [S([T((2, 3)), T((2, 3))]), S([T((2, 3)), T((2, 3), D)], 1), S([T((2, 3)), T((2, 3))], -1),
+                         S([T(())])],
+               [S([T((2, 3)), T((3, 2))]), S([]), S([T((2, 3))], 4)]),
+        OpInfo("embedding", [S(T((10, 4)), T((3,), L, kind=idx10)), S(T((10, 4)), T((2, 3), L, kind=idx10)),
+                             S(T((10, 4), D), T((3,), L, kind=idx10), 2)],
+               [S(T((10, 4)), T((3,), kind=idx10)), S(T((10,)), T((3,), L, kind=idx10))]),
+        OpInfo("zeros", [S([2, 3], **_factory_kw()), S([0], dtype=DT(L), **_factory_kw()), S([], **_factory_kw())],
+               [S([-1], **_factory_kw())]),
+        OpInfo("ones", [S([2, 3], **_factory_kw()), S([3], dtype=DT(B), **_factory_kw())], [S([-2], **_factory_kw())]),
+        OpInfo("full", [S([2, 3], 1.5, **_factory_kw()), S([2], 3, **_factory_kw()), S([2], True, **_factory_kw()),
+                        S([2, 2], 2, dtype=DT(D), **_factory_kw())], [S([-1], 1.0, **_factory_kw())]),
+        OpInfo("arange", [S(5, **_factory_kw()), S(5.0, **_factory_kw()), S(0, **_factory_kw()),
+                          S(4, dtype=DT(F), **_factory_kw())], [S(-3, **_factory_kw())]),
+        OpInfo("arange.start", [S(1, 7, **_factory_kw()), S(0.5, 3, **_factory_kw())], [S(5, 1, **_factory_kw())]),
+        OpInfo("arange.start_step", [S(0, 1, 0.25, **_factory_kw()), S(10, 0, -3, **_factory_kw()),
+                                     S(1, 10, 2, dtype=DT(D), **_factory_kw())],
+               [S(0, 1, 0, **_factory_kw()), S(0, 5, -1, **_factory_kw())]),
+        OpInfo("scalar_tensor", [S(3.5, **_factory_kw()), S(2, dtype=DT(L), **_factory_kw()), S(True, **_factory_kw())]),
+        OpInfo("randn", [S([2, 3], **_factory_kw()), S([0], dtype=DT(D), **_factory_kw())], random=True),
+        OpInfo("rand", [S([2, 3], **_factory_kw()), S([4], dtype=DT(D), **_factory_kw())], random=True),
+        OpInfo("eye", [S(3, **_factory_kw()), S(0, dtype=DT(L), **_factory_kw())], [S(-1, **_factory_kw())]),
+        OpInfo("eye.m", [S(2, 4, **_factory_kw()), S(3, 1, dtype=DT(B), **_factory_kw())], [S(2, -1, **_factory_kw())]),
+        OpInfo("empty_like", [S(T((3, 4))), S(T((4, 3), F, "transposed")), S(T((3,)), dtype=DT(L))], random=True),
+        OpInfo("zeros_like", [S(T((3, 4))), S(T((4, 3), F, "transposed")), S(T((2, 5), F, "sliced")),
+                              S(T((3,)), dtype=DT(L))]),
+        OpInfo("ones_like", [S(T((3, 4))), S(T((4, 3), L, "transposed")), S(T((3,)), dtype=DT(B))]),
+        OpInfo("full_like", [S(T((3, 4)), 2), S(T((4, 3), F, "transposed"), 1.5), S(T((3,), L), 2.5),
+                             S(T((3,)), 7, dtype=DT(L))]),
+        OpInfo("rand_like", [S(T((3, 4))), S(T((4, 3), F, "transposed"))], [S(T((3,), L))], random=True),
+        OpInfo("randn_like", [S(T((3, 4))), S(T((3,)), dtype=DT(D))], [S(T((3,), L))], random=True),
+        OpInfo("new_zeros", [S(T((3, 4)), [2, 3]), S(T((3,), L), [4]), S(T((3,)), [2], dtype=DT(D))]),
+        OpInfo("new_ones", [S(T((3, 4)), [2, 3]), S(T((3,), L), [4])]),
+        OpInfo("new_empty", [S(T((3, 4)), [2, 3]), S(T((3,), L), [4])], random=True),
+        OpInfo("new_full", [S(T((3, 4)), [2, 3], 5), S(T((3,), L), [4], 2), S(T((3,)), [2], 1, dtype=DT(L))]),
+        OpInfo("lift_fresh", [S(T((3, 4))), S(T((4, 3), L, "transposed"))]),
+        OpInfo("lift_fresh_copy", [S(T((3, 4))), S(T((4, 3), L, "transposed"))]),
+        OpInfo("copy_", [S(T((3, 4)), T((4,))), S(T((3, 4)), T((3, 4), L)), S(T((4, 3), D, "transposed"), T((4, 3))),
+                         S(T((3, 4), L), T((3, 4))), S(T((0, 2)), T((2,)))],
+               [S(T((3, 4)), T((5,))), S(T((4,)), T((3, 4)))]),
+        # --- CIA
+        OpInfo("where.ScalarSelf", [S(T((3, 4), B), 1.0, T((3, 4))), S(T((3, 4), B), 2, T((4,), L))],
+               [S(T((3,)), 1.0, T((3,)))]),
+        OpInfo("where.ScalarOther", [S(T((3, 4), B), T((3, 4)), 0.0), S(T((4,), B), T((3, 4), L), 1.5)],
+               [S(T((3,)), T((3,)), 0.0)]),
+        OpInfo("where.Scalar", [S(T((3, 4), B), 1.0, 0.0), S(T((3,), B), 1, 0)], [S(T((3,)), 1.0, 0.0)]),
+        OpInfo("matmul", [
+            S(T((4,)), T((4,))), S(T((3, 4)), T((4, 5))), S(T((4,)), T((4, 5))), S(T((3, 4)), T((4,))),
+            S(T((2, 3, 4)), T((2, 4, 5))), S(T((2, 3, 4)), T((4, 5))), S(T((1, 3, 4)), T((2, 4, 5))),
+            S(T((4,)), T((2, 4, 5))), S(T((2, 3, 4)), T((4,))), S(T((3, 4), F, "transposed"), T((4, 2), F, "sliced")),
+            S(T((2, 1, 3, 4), D), T((3, 4, 2), D)), S(T((3, 4), L), T((4, 2), L)),
+        ], [S(T((3, 4)), T((5, 2))), S(T((2, 3, 4)), T((3, 4, 5))), S(T(()), T((3,))), S(T((3, 4)), T((4, 2), D))]),
+        OpInfo("linear", [
+            S(T((8, 32)), T((64, 32)), T((64,))), S(T((8, 32)), T((64, 32))), S(T((2, 3, 4)), T((5, 4)), T((5,))),
+            S(T((4,)), T((5, 4)), T((5,))), S(T((3, 4), D, "transposed"), T((2, 4), D), None),
+        ], [S(T((8, 32)), T((64, 31))), S(T((8, 32)), T((64, 32)), T((63,)))]),
+        OpInfo("reshape", [S(T((3, 4)), [4, 3]), S(T((4, 3), F, "transposed"), [12]), S(T((3, 4)), [-1, 2]),
+                           S(T(()), [1, 1]), S(T((0, 4)), [2, 0, 2])],
+               [S(T((0, 4)), [2, 0, -1]), S(T((3, 4)), [5]), S(T((3, 4)), [-1, -1]), S(T((0, 4)), [-1, 0])]),
+        OpInfo("flatten.using_ints", [S(T((2, 3, 4))), S(T((2, 3, 4)), 1, 2), S(T(())), S(T((2, 3, 4), F, "transposed"), 1)],
+               [S(T((2, 3)), 1, 0), S(T((2, 3)), 0, 5)]),
+        OpInfo("chunk", [S(T((5, 4)), 2), S(T((5, 4)), 3, 1), S(T((5, 4)), 10)], [S(T((5, 4)), 0), S(T((5, 4)), 2, 2)]),
+        OpInfo("contiguous", [S(T((3, 4))), S(T((4, 3), F, "transposed")), S(T((2, 5), L, "sliced"))]),
+        OpInfo("to.dtype", [S(T((3, 4)), DT(D)), S(T((3, 4)), DT(F)), S(T((4, 3), F, "transposed"), DT(L)),
+                            S(T((3, 4)), DT(F), False, True)]),
+        OpInfo("to.other", [S(T((3, 4)), T((2,), D)), S(T((3, 4)), T((2,))), S(T((4, 3), F, "transposed"), T((1,), L))]),
+        OpInfo("to.device", [S(T((3, 4)), DEV, DT(D)), S(T((3, 4), L), DEV, DT(L))]),
+        OpInfo("to.dtype_layout", [S(T((3, 4)), dtype=DT(L)), S(T((4, 3), F, "transposed"), dtype=DT(D)),
+                                   S(T((3, 4)), dtype=DT(F))]),
+        OpInfo("expand_as", [S(T((3, 1)), T((3, 4))), S(T((4,)), T((2, 4), D))], [S(T((3, 2)), T((3, 4)))]),
+        OpInfo("view_as", [S(T((3, 4)), T((4, 3))), S(T((3, 4)), T((12,), L))], [S(T((3, 4)), T((5,)))]),
+        OpInfo("softmax.int", [S(T((3, 4)), 1), S(T((3, 4)), 0, DT(D)), S(T((3, 4), D, "transposed"), -1),
+                               S(T((3, 4), L), 1, DT(F))], [S(T((3, 4)), 2), S(T((3, 4), L), 1)]),
+        OpInfo("log_softmax.int", [S(T((3, 4)), 1), S(T((3, 4)), 0, DT(D)), S(T((3, 4), D, "transposed"), -1)],
+               [S(T((3, 4)), 2), S(T((3, 4), L), 1)]),
+        OpInfo("layer_norm", [S(T((2, 3, 4)), [4], T((4,)), T((4,))), S(T((2, 3, 4)), [3, 4]),
+                              S(T((3, 4), D, "transposed"), [4], None, None, 1e-3)],
+               [S(T((2, 3, 4)), [5]), S(T((2, 3, 4)), [4], T((5,)))]),
+        OpInfo("dropout", [S(T((3, 4)), 0.5, False), S(T((3, 4)), 0.0, True), S(T((3, 4)), 1.0, True)]),
+        OpInfo("cross_entropy_loss", [
+            S(T((4, 5)), T((4,), L, kind=idx5)), S(T((4, 5)), T((4,), L, kind=idx5), T((5,), kind="positive")),
+            S(T((4, 5)), T((4,), L, kind=idx5), None, 0), S(T((4, 5)), T((4,), L, kind=idx5), None, 2),
+            S(T((4, 5)), T((4,), L, kind=idx5), label_smoothing=0.1), S(T((4, 5)), T((4, 5), kind="unit")),
+            S(T((4, 5), D), T((4,), L, kind=idx5), ignore_index=1),
+        ], [S(T((4, 5)), T((3,), L, kind=idx5)), S(T((4, 5)), T((4,), kind=idx5))]),
+        OpInfo("nll_loss", [S(T((4, 5)), T((4,), L, kind=idx5)), S(T((4, 5)), T((4,), L, kind=idx5), None, 0),
+                            S(T((4, 5)), T((4,), L, kind=idx5), T((5,)), 2)],
+               [S(T((4, 5)), T((3,), L, kind=idx5))]),
+        OpInfo("nll_loss_nd", [S(T((2, 5, 3)), T((2, 3), L, kind=idx5)), S(T((4, 5)), T((4,), L, kind=idx5), None, 0)],
+               [S(T((2, 5, 3)), T((2, 4), L, kind=idx5))]),
+        OpInfo("embedding_backward", [S(T((3, 4)), T((3,), L, kind=idx10), 10, -1, False, False)]),
+        OpInfo("is_nonzero", [S(T((1,))), S(T(())), S(T((1, 1), L)), S(T((), B))], [S(T((2,))), S(T((0,)))],
+               meta=False),
+        OpInfo("sum_to_size", [S(T((3, 4)), [1, 4]), S(T((3, 4)), [4]), S(T((3, 4)), [3, 1]), S(T((3, 4)), [])],
+               [S(T((3, 4)), [3]), S(T((3, 4)), [2, 4])]),
+    ]
+    return ops
+
+
+OPS: dict[str, OpInfo] = {info.name: info for info in _table()}
+
+
+def check_table() -> list[str]:
+    """Listed ops without samples and sampled ops not in the listing (both must be empty)."""
+    listed = {op.name for op in NATIVE_FUNCTIONS}
+    return sorted((listed - OPS.keys()) | {f"unlisted:{n}" for n in OPS.keys() - listed})
