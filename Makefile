@@ -44,6 +44,7 @@ lint: setup
 
 bench: setup
 	$(PY) bench/dispatch_overhead.py
+	$(PY) bench/eager_overhead.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -59,9 +59,26 @@ from .ops import registration as _registration  # noqa: E402
 
 _tensor_methods.install()
 _registration.register_aten()
+
+from . import autograd  # noqa: E402
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
+
+
+def _backward(self: Tensor, gradient: object = None, retain_graph: object = None, create_graph: bool = False,
+              inputs: object = None) -> None:
+    """``Tensor.backward``: accumulate gradients of this tensor into the leaves' ``.grad``."""
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+Tensor.backward = _backward
 dtype = _dtype_module.dtype
 
 __all__ = [
+    "autograd",
+    "enable_grad",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
     "Size",
     "Tensor",
     "as_tensor",

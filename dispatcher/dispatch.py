@@ -127,6 +127,25 @@ def redispatch_bound(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
     return kernel.call(op, ks, args, kwargs)
 
 
+def redispatch_excluding(op: Any, ks: int, after: int, exclude: int, args: tuple, kwargs: dict) -> Any:
+    """Redispatch on ``ks & after`` with the keys ``exclude`` TLS-excluded meanwhile.
+
+    The boxed form of ``with AutoDispatchBelowAutograd(): op.redispatch(ks & FULL_AFTER(k), ...)``: nested
+    fresh calls made by the kernels below skip the excluded keys, as in PyTorch's VariableType kernels.
+    """
+    t = _tls
+    added = exclude & ~t.excluded
+    if not added:
+        return redispatch_bound(op, ks & after, args, kwargs)
+    t.excluded |= added
+    t.exclude_mask = ~(t.excluded & ~_BACKEND_MASK)
+    try:
+        return redispatch_bound(op, ks & after, args, kwargs)
+    finally:
+        t.excluded &= ~added
+        t.exclude_mask = ~(t.excluded & ~_BACKEND_MASK)
+
+
 def call_boxed_for_dispatch_key(op: Any, key: DispatchKey, args: tuple, kwargs: dict) -> Any:
     """Call the kernel registered directly on ``key`` (an alias key is allowed), else its fallback.
 

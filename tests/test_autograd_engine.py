@@ -202,3 +202,26 @@ def test_leaf_in_place_error():
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
         agt.scale_(leaf([1.0]), 2.0)
     assert dispatcher.DispatchKey.Autograd in agt.scale_.default.kernels
+
+
+def test_mlp_gradients_through_aten_match_torch(torch):
+    """The autograd kernel on aten ops: linear (t + addmm), relu, mul, mean, then Tensor.backward."""
+    import dispatcher.nn.functional as F
+
+    rng = np.random.default_rng(0)
+    shapes = dict(x=(8, 32), w1=(64, 32), b1=(64,), w2=(10, 64), b2=(10,))
+    arrays = {k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
+
+    def loss(T, Fn, p):
+        out = Fn.linear(Fn.relu(Fn.linear(p["x"], p["w1"], p["b1"])), p["w2"], p["b2"])
+        return (out * out).mean()
+
+    ours = {k: dispatcher.tensor(v, requires_grad=k != "x") for k, v in arrays.items()}
+    theirs = {k: torch.tensor(v, requires_grad=k != "x") for k, v in arrays.items()}
+    lo, lt = loss(dispatcher, F, ours), loss(torch, torch.nn.functional, theirs)
+    assert type(lo.grad_fn).__name__ == type(lt.grad_fn).__name__ == "MeanBackward0"
+    lo.backward()
+    lt.backward()
+    for k in ("w1", "b1", "w2", "b2"):
+        np.testing.assert_allclose(ours[k].grad.numpy(), theirs[k].grad.numpy(), rtol=1e-4, atol=1e-4)
+    assert ours["x"].grad is None

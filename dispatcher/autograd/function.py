@@ -22,11 +22,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..dispatch import redispatch_bound
+from ..dispatch import redispatch_excluding
 from ..keys import DispatchKey
-from ..keyset import BACKEND_MASK, full_after_bits
+from ..keyset import full_after_bits
 from ..tls import AUTOGRAD_AND_ADINPLACEORVIEW_RAW
-from ..tls import state as _tls
 from .grad_mode import _state as _grad_state
 from .graph import Node, gradient_edge, node_class
 
@@ -83,17 +82,7 @@ def _argument_values(op: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
 
 
 def _redispatch_below_autograd(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
-    t = _tls
-    added = AUTOGRAD_AND_ADINPLACEORVIEW_RAW & ~t.excluded
-    if not added:
-        return redispatch_bound(op, ks & _AFTER_AUTOGRAD, args, kwargs)
-    t.excluded |= added
-    t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
-    try:
-        return redispatch_bound(op, ks & _AFTER_AUTOGRAD, args, kwargs)
-    finally:
-        t.excluded &= ~added
-        t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
+    return redispatch_excluding(op, ks, _AFTER_AUTOGRAD, AUTOGRAD_AND_ADINPLACEORVIEW_RAW, args, kwargs)
 
 
 def _requires_grad(value: Any) -> bool:
@@ -153,17 +142,7 @@ def autograd_kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
                 _requires_grad(v) if v.__class__ in (list, tuple) else getattr(v, "requires_grad", False)
             ):
                 return _record(op, ks, args, kwargs, found)
-    t = _tls
-    added = AUTOGRAD_AND_ADINPLACEORVIEW_RAW & ~t.excluded
-    if not added:
-        return redispatch_bound(op, ks & _AFTER_AUTOGRAD, args, kwargs)
-    t.excluded |= added
-    t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
-    try:
-        return redispatch_bound(op, ks & _AFTER_AUTOGRAD, args, kwargs)
-    finally:
-        t.excluded &= ~added
-        t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
+    return redispatch_excluding(op, ks, _AFTER_AUTOGRAD, AUTOGRAD_AND_ADINPLACEORVIEW_RAW, args, kwargs)
 
 
 def _record(op: Any, ks: int, args: tuple, kwargs: dict, found: tuple[Derivative | None, tuple[Any, ...]]) -> Any:

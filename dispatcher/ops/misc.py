@@ -26,7 +26,15 @@ from ..op_overload import namespace
 from ..tensor import Tensor, as_device, contiguous_strides, device
 from ..tls import state as _tls
 from .kernel_registry import KERNELS, impl
-from .meta_utils import TensorMeta, broadcast_shapes, materialize, scalar_type_name, wrap_dim
+from .meta_utils import (
+    TensorMeta,
+    broadcast_shapes,
+    infer_dense_strides,
+    is_non_overlapping_and_dense,
+    materialize,
+    scalar_type_name,
+    wrap_dim,
+)
 from .views import compute_view_strides, infer_expand_geometry
 
 aten = namespace("aten")
@@ -64,55 +72,6 @@ def memory_format_code(memory_format: Any) -> int:
     if name not in _MEMORY_FORMAT_NAMES:
         raise RuntimeError(f"unknown memory format {memory_format!r}")
     return _MEMORY_FORMAT_NAMES[name]
-
-
-def is_non_overlapping_and_dense(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
-    """c10's compute_non_overlapping_and_dense: some permutation of the dims is contiguous."""
-    ndim = len(shape)
-    if ndim == 1:
-        return shape[0] < 2 or stride[0] == 1
-    # Dims of size < 2 sort last; the others by stride.
-    perm = sorted(range(ndim), key=lambda d: (shape[d] < 2, stride[d] if shape[d] >= 2 else 0))
-    require = 1
-    for d in perm:
-        if shape[d] < 2:
-            return True
-        if stride[d] != require:
-            return False
-        require *= shape[d]
-    return True
-
-
-def infer_dense_strides(shape: tuple[int, ...], stride: tuple[int, ...]) -> tuple[int, ...]:
-    """Dense strides with the dims in the input's memory order (ATen infer_dense_strides)."""
-    ndim = len(shape)
-    perm = list(range(ndim - 1, -1, -1))  # fastest first
-
-    def should_swap(d0: int, d1: int) -> int:
-        s0, s1 = stride[d0], stride[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 < s1:
-            return -1
-        if s0 > s1:
-            return 1
-        return 1 if shape[d0] > shape[d1] else 0
-
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    out = [0] * ndim
-    acc = 1
-    for d in perm:
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
 
 
 def _channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
