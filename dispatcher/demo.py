@@ -3,7 +3,8 @@
 Run with ``python -m dispatcher.demo``. It defines ``demo::scale(Tensor x, float factor) -> Tensor``,
 prints the computed table for a few keys before and after kernels are registered on
 CompositeImplicitAutograd, then CPU and Autograd, shows the same thing with the teaching ``PythonDispatcher``,
-and prints ``explain_dispatch`` for one call with and without the Python dispatcher.
+prints ``explain_dispatch`` for one call with and without the Python dispatcher, then the path of
+``aten.linear`` on real tensors (its decomposition into ``t`` and ``mm``).
 """
 
 from __future__ import annotations
@@ -78,6 +79,12 @@ def main() -> None:
     print("\n--- the same call with the Python dispatcher on and a py_impl(CPU) kernel")
     with EnablePythonDispatcher():
         print(explain_dispatch(op, DemoTensor(3.0), 4.0))
+
+    import dispatcher
+
+    print("\n--- a real aten op: linear is CompositeImplicitAutograd, so it decomposes above autograd")
+    x, w = dispatcher.randn(2, 3), dispatcher.randn(4, 3)
+    print(explain_dispatch(ops.aten.linear.default, x, w))
 
 
 if __name__ == "__main__":
