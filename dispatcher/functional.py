@@ -44,16 +44,6 @@ def _factory_kwargs(dtype: Any, device: Any) -> dict[str, Any]:
     return kw
 
 
-def _like_kwargs(dtype: Any, device: Any) -> dict[str, Any]:
-    kw: dict[str, Any] = {}
-    if dtype is not None:
-        kw["dtype"] = _dt.from_code(dtype)
-    if device is not None:
-        kw["device"] = as_device(device)
-    kw["pin_memory"] = False
-    return kw
-
-
 def _finish(result: Tensor, requires_grad: bool) -> Tensor:
     return _m.requires_grad_(result) if requires_grad else result
 
@@ -125,7 +115,7 @@ def _like_factory(name: str) -> Any:
     def factory(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,  # noqa: A002
                 layout: Any = None, pin_memory: bool = False, memory_format: Any = None) -> Tensor:
         op = getattr(aten, name).default
-        return _finish(op(input, **_like_kwargs(dtype, device)), requires_grad)
+        return _finish(op(input, **_m._factory_kwargs(dtype, device)), requires_grad)
 
     factory.__name__ = name
     return factory
@@ -141,7 +131,7 @@ randn_like = _like_factory("randn_like")
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,  # noqa: A002
               requires_grad: bool = False, layout: Any = None, pin_memory: bool = False,
               memory_format: Any = None) -> Tensor:
-    return _finish(aten.full_like.default(input, fill_value, **_like_kwargs(dtype, device)), requires_grad)
+    return _finish(aten.full_like.default(input, fill_value, **_m._factory_kwargs(dtype, device)), requires_grad)
 
 
 def manual_seed(seed: int) -> Any:

@@ -606,6 +606,7 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
 
 # --- factories on a tensor (new_*) --------------------------------------------------------------
 def _factory_kwargs(dtype: Any, device: Any) -> dict[str, Any]:
+    """Keyword arguments PyTorch's binding passes to ``new_*`` / ``*_like`` ops: dtype and device when given, pin_memory."""
     kw: dict[str, Any] = {}
     if dtype is not None:
         kw["dtype"] = _dt.from_code(dtype)

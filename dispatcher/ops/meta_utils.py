@@ -177,10 +177,20 @@ def elementwise_strides(shape: tuple[int, ...], operands: Sequence[Any]) -> tupl
             return tuple(last)
     if ndim == 1:
         return contiguous_strides(shape)
-    strides = [_broadcast_strides(t, shape) for t in tensors if t._shape]
+    return strides_in_operand_order(shape, [_broadcast_strides(t, shape) for t in tensors if t._shape])
+
+
+def strides_in_operand_order(shape: tuple[int, ...], operand_strides: Sequence[Sequence[int]]) -> tuple[int, ...]:
+    """TensorIterator's ``reorder_dimensions`` + output allocation for broadcast operand strides.
+
+    Dims are ordered fastest-first by the first operand whose strides tell two dims apart
+    (0 strides, i.e. broadcast dims, do not count; equal strides put the smaller dim first);
+    the output is dense in that order (contiguous when the order is the natural one).
+    """
+    ndim = len(shape)
 
     def should_swap(dim0: int, dim1: int) -> int:
-        for st in strides:
+        for st in operand_strides:
             s0, s1 = st[dim0], st[dim1]
             if s0 == 0 or s1 == 0:
                 continue

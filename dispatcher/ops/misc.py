@@ -33,6 +33,7 @@ from .meta_utils import (
     is_non_overlapping_and_dense,
     materialize,
     scalar_type_name,
+    strides_in_operand_order,
     wrap_dim,
 )
 from .views import compute_view_strides, infer_expand_geometry
@@ -426,41 +427,11 @@ def iterator_output_strides(shape: tuple[int, ...], operands: list[tuple[tuple, 
         first = operands[0][1]
         if all(op_stride == first for _, op_stride in operands) and is_non_overlapping_and_dense(shape, first):
             return tuple(first)
-    strides = []
-    for op_shape, op_stride in operands:
-        strides.append([0 if op_shape[i] == 1 and shape[i] != 1 else op_stride[i] for i in range(ndim)])
-
-    def should_swap(d0: int, d1: int) -> int:
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(ndim - 1, -1, -1))
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    if perm == list(range(ndim - 1, -1, -1)):
-        return contiguous_strides(shape)
-    out = [0] * ndim
-    acc = 1
-    for d in perm:
-        out[d] = acc
-        acc *= shape[d]
-    return tuple(out)
+    strides = [
+        [0 if op_shape[i] == 1 and shape[i] != 1 else op_stride[i] for i in range(ndim)]
+        for op_shape, op_stride in operands
+    ]
+    return strides_in_operand_order(shape, strides)
 
 
 def _index_meta(self: Tensor, indices: list[Any]) -> tuple[TensorMeta, list[int], tuple[int, ...]]:
