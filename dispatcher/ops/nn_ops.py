@@ -23,7 +23,14 @@ from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides, device
 from .kernel_registry import impl
-from .meta_utils import TensorMeta, broadcast_shapes, elementwise_strides, materialize, wrap_dim
+from .meta_utils import (
+    TensorMeta,
+    broadcast_shapes,
+    elementwise_strides,
+    materialize,
+    preserve_format_strides,
+    wrap_dim,
+)
 from .reductions import is_meta, not_implemented, scalar_type_name
 
 aten = namespace("aten")
@@ -282,24 +289,6 @@ def native_layer_norm_backward(
 # --- dropout ------------------------------------------------------------------------------------------
 
 
-def is_non_overlapping_and_dense(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
-    """c10's ``is_non_overlapping_and_dense``: the elements fill a block of memory exactly, in some dim order."""
-    dims = sorted((i for i in range(len(shape)) if shape[i] >= 2), key=lambda i: stride[i])
-    required = 1
-    for i in dims:
-        if stride[i] != required:
-            return False
-        required *= shape[i]
-    return True
-
-
-def empty_like_strides(t: Tensor) -> tuple[int, ...]:
-    """Strides of ``empty_like(t)`` (preserve_format): t's own if dense, else dense in t's dim order."""
-    if is_non_overlapping_and_dense(t._shape, t._stride):
-        return t._stride
-    return elementwise_strides(t._shape, (t,))
-
-
 def _can_cast(frm: _dt.dtype, to: _dt.dtype) -> bool:
     """c10::canCast: no float -> integral, no complex -> real, no non-bool -> bool."""
     if _dt.category(frm) > _dt.category(to):
@@ -312,7 +301,7 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor,
     if input.numel() == 0:  # PyTorch returns the input itself and an empty_like(input) mask of its dtype
         empty = TensorMeta(input._shape, input._stride, input._dtype)
         return input, materialize(empty, lambda: np.zeros(input._shape, input._dtype.np_dtype), input)
-    like = TensorMeta(input._shape, empty_like_strides(input), input._dtype)  # clone / empty_like(input)
+    like = TensorMeta(input._shape, preserve_format_strides(input), input._dtype)  # clone / empty_like(input)
     mask_meta = TensorMeta(like.shape, like.stride, _dt.bool)
     if train is not None and not train:
         return (
