@@ -25,7 +25,7 @@ from .errors import DispatchError
 from .keys import PER_BACKEND_START, DispatchKey, is_per_backend_functionality
 from .keyset import BACKEND_MASK, DispatchKeySet
 from .registry import REGISTRY
-from .tls import state as _tls
+from .tls import per_thread
 
 _BACKEND_MASK = BACKEND_MASK
 _PBS = PER_BACKEND_START
@@ -65,7 +65,7 @@ def arg_key_set(op: Any, args: tuple, kwargs: dict) -> int:
 
 def compute_call_key_set(op: Any, args: tuple, kwargs: dict) -> int:
     """Step 2 for already-bound arguments: the key set a fresh call dispatches on."""
-    t = _tls
+    t = per_thread.s
     ks = (arg_key_set(op, args, kwargs) | t.included) & t.exclude_mask
     return ks & op._nft_masks[(ks & _BACKEND_MASK).bit_length()]
 
@@ -80,14 +80,13 @@ def call_op(op: Any, /, *args: Any, **kwargs: Any) -> Any:
             ks |= getattr(args[i], "_key_set", 0)
     if op._has_extra_tensor_args:
         ks |= _extra_tensor_keys(op, args, kwargs)
-    t = _tls
+    t = per_thread.s
     arg_ks = ks
     ks = (ks | t.included) & t.exclude_mask
-    ks &= op._nft_masks[(ks & _BACKEND_MASK).bit_length()]
-    v = (ks >> 16).bit_length()
-    s = _PBS[v]
-    key = s + (ks & _BACKEND_MASK).bit_length() if s else v
-    kernel = op._table[key]
+    hit = op._ks_cache.get(ks)
+    if hit is None:
+        hit = resolve_key_set(op, ks)
+    ks, key, kernel = hit
     if t.tracer is not None:
         t.tracer.on_call("call", op, arg_ks, ks, key, kernel)
     if kernel is None:
@@ -100,6 +99,19 @@ def call_op(op: Any, /, *args: Any, **kwargs: Any) -> Any:
     return kernel.call(op, ks, args, kwargs)
 
 
+def resolve_key_set(op: Any, ks: int) -> tuple[int, int, Any]:
+    """(key set without the op's fallthrough keys, dispatch key, kernel) for a raw key set; cached per op."""
+    masked = ks & op._nft_masks[(ks & _BACKEND_MASK).bit_length()]
+    v = (masked >> 16).bit_length()
+    s = _PBS[v]
+    key = s + (masked & _BACKEND_MASK).bit_length() if s else v
+    result = (masked, key, op._table[key])
+    cache = op._ks_cache
+    if len(cache) < 256:
+        cache[ks] = result
+    return result
+
+
 def redispatch_op(op: Any, keyset: DispatchKeySet | int, /, *args: Any, **kwargs: Any) -> Any:
     """``op.redispatch(ks, ...)``: dispatch on ``ks`` as given (no TLS), skipping fallthrough keys."""
     args, kwargs = op._bind(args, kwargs)
@@ -109,12 +121,11 @@ def redispatch_op(op: Any, keyset: DispatchKeySet | int, /, *args: Any, **kwargs
 def redispatch_bound(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
     """Redispatch with arguments already in schema form (used by built-in boxed kernels)."""
     given = ks
-    ks &= op._nft_masks[(ks & _BACKEND_MASK).bit_length()]
-    v = (ks >> 16).bit_length()
-    s = _PBS[v]
-    key = s + (ks & _BACKEND_MASK).bit_length() if s else v
-    kernel = op._table[key]
-    t = _tls
+    hit = op._ks_cache.get(ks)
+    if hit is None:
+        hit = resolve_key_set(op, ks)
+    ks, key, kernel = hit
+    t = per_thread.s
     if t.tracer is not None:
         t.tracer.on_call("redispatch", op, given, ks, key, kernel)
     if kernel is None:
@@ -133,17 +144,32 @@ def redispatch_excluding(op: Any, ks: int, after: int, exclude: int, args: tuple
     The boxed form of ``with AutoDispatchBelowAutograd(): op.redispatch(ks & FULL_AFTER(k), ...)``: nested
     fresh calls made by the kernels below skip the excluded keys, as in PyTorch's VariableType kernels.
     """
-    t = _tls
+    t = per_thread.s
+    given = ks & after
+    # redispatch_bound's body, inlined: this runs on every autograd hop of every op.
+    hit = op._ks_cache.get(given)
+    if hit is None:
+        hit = resolve_key_set(op, given)
+    ks, key, kernel = hit
+    if t.tracer is not None:
+        t.tracer.on_call("redispatch", op, given, ks, key, kernel)
+    if kernel is None:
+        raise missing_kernel_error(op, ks, key)
     added = exclude & ~t.excluded
-    if not added:
-        return redispatch_bound(op, ks & after, args, kwargs)
-    t.excluded |= added
-    t.exclude_mask = ~(t.excluded & ~_BACKEND_MASK)
-    try:
-        return redispatch_bound(op, ks & after, args, kwargs)
-    finally:
-        t.excluded &= ~added
+    if added:
+        t.excluded |= added
         t.exclude_mask = ~(t.excluded & ~_BACKEND_MASK)
+    try:
+        c = kernel.convention
+        if c == 0:
+            return kernel.fn(*args, **kwargs)
+        if c == 4:
+            return kernel.fn(op, ks, args, kwargs)
+        return kernel.call(op, ks, args, kwargs)
+    finally:
+        if added:
+            t.excluded &= ~added
+            t.exclude_mask = ~(t.excluded & ~_BACKEND_MASK)
 
 
 def call_boxed_for_dispatch_key(op: Any, key: DispatchKey, args: tuple, kwargs: dict) -> Any:
@@ -152,7 +178,7 @@ def call_boxed_for_dispatch_key(op: Any, key: DispatchKey, args: tuple, kwargs: 
     This is a *call*, not a redispatch: the kernel receives the key set a fresh call
     would compute, so its own redispatches go through the Python dispatcher again.
     """
-    t = _tls
+    t = per_thread.s
     ks = (arg_key_set(op, args, kwargs) | t.included) & t.exclude_mask
     ks &= op._nft_masks[(ks & _BACKEND_MASK).bit_length()]
     kernels = op.kernels.get(key)

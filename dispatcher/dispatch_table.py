@@ -135,6 +135,7 @@ def mark_stale(op: Any) -> None:
     """Registrations changed: rebuild the table before the next call, and forget cached py handlers."""
     op._nft_masks = _StaleMasks(op)
     op._dispatch_cache.clear()
+    op._ks_cache.clear()
 
 
 def is_stale(op: Any) -> bool:

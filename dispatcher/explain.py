@@ -20,7 +20,7 @@ from .dispatch import call_op, redispatch_bound
 from .keys import DispatchKey, is_alias_key
 from .keyset import BACKEND_MASK, DispatchKeySet
 from .registry import REGISTRY
-from .tls import state as _tls
+from .tls import per_thread
 
 _DISPATCH_CODES = {call_op.__code__, redispatch_bound.__code__}
 
@@ -134,10 +134,10 @@ class _Recorder:
             step.tensor_keys = None  # type: ignore[assignment]
             step.fallthrough_skipped = _keys(given & ~ks)
         else:
-            with_tls = (given | _tls.included) & _tls.exclude_mask
+            with_tls = (given | per_thread.s.included) & per_thread.s.exclude_mask
             step.tensor_keys = _keys(given)
-            step.tls_included = _keys(_tls.included & ~given)
-            step.tls_excluded = _keys((given | _tls.included) & ~with_tls)
+            step.tls_included = _keys(per_thread.s.included & ~given)
+            step.tls_excluded = _keys((given | per_thread.s.included) & ~with_tls)
             step.fallthrough_skipped = _keys(with_tls & ~ks) if how == "call" else []
         self.steps.append(step)
 
@@ -186,13 +186,13 @@ class DispatchExplanation:
 def explain_dispatch(op: Any, *args: Any, **kwargs: Any) -> DispatchExplanation:
     """Run ``op(*args, **kwargs)`` once, recording every dispatcher hop; errors are recorded, not raised."""
     recorder = _Recorder()
-    previous = _tls.tracer
-    _tls.tracer = recorder
+    previous = per_thread.s.tracer
+    per_thread.s.tracer = recorder
     explanation = DispatchExplanation(op.name(), recorder.steps)
     try:
         explanation.result = op(*args, **kwargs)
     except Exception as e:  # noqa: BLE001 - the explanation reports it
         explanation.error = e
     finally:
-        _tls.tracer = previous
+        per_thread.s.tracer = previous
     return explanation

@@ -47,6 +47,8 @@ class OpOverload:
         self.python_key_table: dict[type, Callable[..., Any]] = {}
         #: Python-dispatcher cache: runtime key -> DispatchKey or callable
         self._dispatch_cache: dict[DispatchKey, Any] = {}
+        #: hot-path cache: raw key set -> (key set without fallthroughs, key, kernel); cleared with the table
+        self._ks_cache: dict[int, tuple[int, int, Any]] = {}
         # The computed table (see dispatch_table.rebuild), filled lazily.
         self._table: list[Any] = []
         self._table_tags: list[str] = []

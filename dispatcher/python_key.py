@@ -20,3 +20,17 @@ def python_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
         f"{op.name()}: hit the Python dispatch key but no dispatch mode is active and no argument is a tensor "
         "subclass with __torch_dispatch__ (was DispatchKey.Python included in TLS by hand?)"
     )
+
+
+def shallow_copy_and_detach(t: Any) -> Any:
+    """A new tensor over ``t``'s storage and version counter, with no autograd history.
+
+    Corresponds to ``TensorImpl::shallow_copy_and_detach``, which autograd uses when it
+    saves an output for backward, unpacks it, and stores a first ``.grad``. In PyTorch
+    this calls ``aten.detach`` through the active dispatch mode (or the Python
+    subclass) when there is one, which is why traces show ``detach`` nodes there; the
+    modes layer adds that branch here. Without a mode it is a plain metadata copy.
+    """
+    out = type(t)._from_storage(t._storage, t._shape, t._stride, t._storage_offset, t._dtype, t._device)
+    out._version_counter = t._version_counter
+    return out

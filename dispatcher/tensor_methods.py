@@ -132,6 +132,8 @@ _OPERAND_TYPES = (Tensor, int, float, bool, complex, np.generic)
 
 
 def _binary_operator(op_name: str, overload: str) -> Any:
+    resolved: list[Any] = []  # the OpOverload, looked up on first use (aten ops live as long as the process)
+
     def operator(self: Tensor, other: Any) -> Any:
         t = type(other)
         if t is not Tensor and t is not int and t is not float:
@@ -139,7 +141,9 @@ def _binary_operator(op_name: str, overload: str) -> Any:
                 other = other.item()  # a NumPy scalar is a Python number to PyTorch's parser
             elif not isinstance(other, _OPERAND_TYPES):
                 return NotImplemented
-        return getattr(getattr(aten, op_name), overload)(self, other)
+        if not resolved:
+            resolved.append(getattr(getattr(aten, op_name), overload))
+        return resolved[0](self, other)
 
     operator.__name__ = f"__{op_name}__"
     return operator

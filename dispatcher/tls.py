@@ -42,8 +42,8 @@ PYTHON_DISPATCHER_RAW = key_bits(DispatchKey.PythonDispatcher)
 PRE_DISPATCH_RAW = key_bits(DispatchKey.PreDispatch)
 
 
-class _DispatchTLS(threading.local):
-    """The per-thread dispatch state. One instance, ``state``; each thread sees its own fields."""
+class _DispatchTLS:
+    """The dispatch state of one thread (a plain object: field access is as cheap as Python gets)."""
 
     def __init__(self) -> None:
         self.included = DEFAULT_INCLUDED
@@ -57,19 +57,52 @@ class _DispatchTLS(threading.local):
         self.pre_dispatch_mode_stack: list[Any] = []
         # PythonTLSSnapshot: the (included, excluded) pair seen when Python dispatch was entered.
         self.tls_snapshot: tuple[int, int] | None = None
+        # Grad mode (autograd/grad_mode.py): kept here so the autograd kernel reads one per-thread object.
+        self.grad_enabled = True
 
 
-state = _DispatchTLS()
+class _PerThread(threading.local):
+    """Holds each thread's ``_DispatchTLS``. Every attribute read of a ``threading.local`` costs about
+    as much as ten plain ones, so hot code reads ``per_thread.s`` once per call and works on that."""
+
+    def __init__(self) -> None:
+        self.s = _DispatchTLS()
+
+
+per_thread = _PerThread()
+
+
+def current() -> _DispatchTLS:
+    """The calling thread's dispatch state (hot code inlines ``per_thread.s``)."""
+    return per_thread.s
+
+
+class _StateView:
+    """``state``: reads and writes go to the calling thread's ``_DispatchTLS``.
+
+    Convenient for code off the hot path (``state.included``); the call path uses ``current()``.
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(per_thread.s, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(per_thread.s, name, value)
+
+
+state: Any = _StateView()
 
 
 def _set_excluded(raw: int) -> None:
-    state.excluded = raw
-    state.exclude_mask = ~(raw & ~BACKEND_MASK)
+    per_thread.s.excluded = raw
+    per_thread.s.exclude_mask = ~(raw & ~BACKEND_MASK)
 
 
 def set_raw_included(raw: int) -> None:
     """Replace the included set (raw bits). Prefer the guards."""
-    state.included = raw
+    per_thread.s.included = raw
 
 
 def set_raw_excluded(raw: int) -> None:
@@ -81,35 +114,35 @@ def set_raw_excluded(raw: int) -> None:
 # Queries, with PyTorch's names (torch._C._dispatch_tls_*)
 
 def tls_local_include_set() -> DispatchKeySet:
-    return DispatchKeySet.from_raw_repr(state.included)
+    return DispatchKeySet.from_raw_repr(per_thread.s.included)
 
 
 def tls_local_exclude_set() -> DispatchKeySet:
-    return DispatchKeySet.from_raw_repr(state.excluded)
+    return DispatchKeySet.from_raw_repr(per_thread.s.excluded)
 
 
 def tls_is_dispatch_key_included(key: DispatchKey) -> bool:
     bits = key_bits(key)
-    return state.included & bits == bits and bits != 0
+    return per_thread.s.included & bits == bits and bits != 0
 
 
 def tls_is_dispatch_key_excluded(key: DispatchKey) -> bool:
     bits = key_bits(key)
-    return state.excluded & bits == bits and bits != 0
+    return per_thread.s.excluded & bits == bits and bits != 0
 
 
 def tls_set_dispatch_key_included(key: DispatchKey, included: bool) -> None:
     bits = key_bits(key)
-    state.included = state.included | bits if included else state.included & ~bits
+    per_thread.s.included = per_thread.s.included | bits if included else per_thread.s.included & ~bits
 
 
 def tls_set_dispatch_key_excluded(key: DispatchKey, excluded: bool) -> None:
     bits = key_bits(key)
-    _set_excluded(state.excluded | bits if excluded else state.excluded & ~bits)
+    _set_excluded(per_thread.s.excluded | bits if excluded else per_thread.s.excluded & ~bits)
 
 
 def is_python_dispatcher_enabled() -> bool:
-    return bool(state.included & PYTHON_DISPATCHER_RAW)
+    return bool(per_thread.s.included & PYTHON_DISPATCHER_RAW)
 
 
 # ---------------------------------------------------------------------------
@@ -129,12 +162,12 @@ class IncludeDispatchKeyGuard:
         self._added = 0
 
     def __enter__(self) -> IncludeDispatchKeyGuard:
-        self._added = self._raw & ~state.included
-        state.included |= self._added
+        self._added = self._raw & ~per_thread.s.included
+        per_thread.s.included |= self._added
         return self
 
     def __exit__(self, *exc: object) -> None:
-        state.included &= ~self._added
+        per_thread.s.included &= ~self._added
 
 
 class ExcludeDispatchKeyGuard:
@@ -145,12 +178,12 @@ class ExcludeDispatchKeyGuard:
         self._added = 0
 
     def __enter__(self) -> ExcludeDispatchKeyGuard:
-        self._added = self._raw & ~state.excluded
-        _set_excluded(state.excluded | self._added)
+        self._added = self._raw & ~per_thread.s.excluded
+        _set_excluded(per_thread.s.excluded | self._added)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _set_excluded(state.excluded & ~self._added)
+        _set_excluded(per_thread.s.excluded & ~self._added)
 
 
 class _SetIncludedBit:
@@ -160,12 +193,12 @@ class _SetIncludedBit:
     _value = True
 
     def __enter__(self) -> _SetIncludedBit:
-        self._was = state.included & self._bits
-        state.included = state.included | self._bits if self._value else state.included & ~self._bits
+        self._was = per_thread.s.included & self._bits
+        per_thread.s.included = per_thread.s.included | self._bits if self._value else per_thread.s.included & ~self._bits
         return self
 
     def __exit__(self, *exc: object) -> None:
-        state.included = (state.included & ~self._bits) | self._was
+        per_thread.s.included = (per_thread.s.included & ~self._bits) | self._was
 
 
 class EnablePythonDispatcher(_SetIncludedBit):
@@ -200,7 +233,7 @@ class _ExcludeFixed:
     _raw = 0
 
     def __enter__(self) -> _ExcludeFixed:
-        t = state
+        t = per_thread.s
         self._added = added = self._raw & ~t.excluded
         if added:
             t.excluded |= added
@@ -210,7 +243,7 @@ class _ExcludeFixed:
     def __exit__(self, *exc: object) -> None:
         added = self._added
         if added:
-            t = state
+            t = per_thread.s
             t.excluded &= ~added
             t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
 

@@ -22,11 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..dispatch import redispatch_excluding
+from ..dispatch import redispatch_excluding, resolve_key_set
 from ..keys import DispatchKey
+from ..keyset import BACKEND_MASK as _BACKEND_MASK
 from ..keyset import full_after_bits
-from ..tls import AUTOGRAD_AND_ADINPLACEORVIEW_RAW
-from .grad_mode import _state as _grad_state
+from ..tls import AUTOGRAD_AND_ADINPLACEORVIEW_RAW, per_thread
 from .graph import Node, gradient_edge, node_class
 
 _AFTER_AUTOGRAD = full_after_bits(DispatchKey.AutogradOther)
@@ -131,7 +131,8 @@ def autograd_kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
     Fast path (grad mode off, or no differentiable input requires grad): run the op below
     autograd, nothing else. Otherwise record a node (``_record``).
     """
-    if _grad_state.enabled:
+    t = per_thread.s
+    if t.grad_enabled:
         found = _LOCATIONS.get(op)
         if found is None:
             found = _locate(op)
@@ -142,7 +143,31 @@ def autograd_kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
                 _requires_grad(v) if v.__class__ in (list, tuple) else getattr(v, "requires_grad", False)
             ):
                 return _record(op, ks, args, kwargs, found)
-    return redispatch_excluding(op, ks, _AFTER_AUTOGRAD, AUTOGRAD_AND_ADINPLACEORVIEW_RAW, args, kwargs)
+    # Below autograd: redispatch_excluding(op, ks, _AFTER_AUTOGRAD, AUTOGRAD_AND_ADINPLACEORVIEW_RAW, ...)
+    # written out, because every op call without recording comes through here.
+    ks &= _AFTER_AUTOGRAD
+    given = ks
+    hit = op._ks_cache.get(ks)
+    if hit is None:
+        hit = resolve_key_set(op, ks)
+    ks, _, kernel = hit
+    if kernel is None or t.tracer is not None:
+        return redispatch_excluding(op, given, _AFTER_AUTOGRAD, AUTOGRAD_AND_ADINPLACEORVIEW_RAW, args, kwargs)
+    added = AUTOGRAD_AND_ADINPLACEORVIEW_RAW & ~t.excluded
+    if added:
+        t.excluded |= added
+        t.exclude_mask = ~(t.excluded & ~_BACKEND_MASK)
+    try:
+        c = kernel.convention
+        if c == 0:
+            return kernel.fn(*args, **kwargs)
+        if c == 4:
+            return kernel.fn(op, ks, args, kwargs)
+        return kernel.call(op, ks, args, kwargs)
+    finally:
+        if added:
+            t.excluded &= ~added
+            t.exclude_mask = ~(t.excluded & ~_BACKEND_MASK)
 
 
 def _record(op: Any, ks: int, args: tuple, kwargs: dict, found: tuple[Derivative | None, tuple[Any, ...]]) -> Any:

@@ -10,24 +10,34 @@ the previous mode also when their body raises.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from ..tls import per_thread
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _GradModeTLS(threading.local):
-    def __init__(self) -> None:
-        self.enabled = True
+class _GradModeView:
+    """``_state.enabled``: this thread's grad mode, stored in the per-thread dispatch state."""
+
+    __slots__ = ()
+
+    @property
+    def enabled(self) -> bool:
+        return per_thread.s.grad_enabled
+
+    @enabled.setter
+    def enabled(self, value: bool) -> None:
+        per_thread.s.grad_enabled = value
 
 
-_state = _GradModeTLS()
+_state = _GradModeView()
 
 
 def is_grad_enabled() -> bool:
     """Is autograd recording on this thread?"""
-    return _state.enabled
+    return per_thread.s.grad_enabled
 
 
 def _set_grad_enabled(mode: bool) -> None:

@@ -20,4 +20,5 @@ def __getattr__(name: str):  # noqa: ANN202 - module attribute hook
         raise AttributeError(name)
     if importlib.util.find_spec(f"{__name__}.{name}") is not None:
         return importlib.import_module(f"{__name__}.{name}")
-    return _namespace(name)
+    ns = globals()[name] = _namespace(name)  # cached: the module search above is slow (~30 us)
+    return ns

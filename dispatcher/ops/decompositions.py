@@ -26,7 +26,7 @@ from ..keys import DispatchKey
 from ..keyset import key_bits
 from ..memory_format import strided
 from ..tensor import Tensor, as_device
-from ..tls import state as _tls
+from ..tls import per_thread
 from .kernel_registry import impl
 from .meta_utils import broadcast_shapes, wrap_dim
 from .native_functions import NATIVE_FUNCTIONS
@@ -61,7 +61,7 @@ def _missing(name: str, schema: str) -> NotImplementedError:
 
 def dispatch_mode_enabled() -> bool:
     """c10::impl::dispatch_mode_enabled: a dispatch mode is on the stack and Python is not excluded."""
-    return bool(_tls.dispatch_mode_stack) and not (_tls.excluded & _PYTHON_BIT)
+    return bool(per_thread.s.dispatch_mode_stack) and not (per_thread.s.excluded & _PYTHON_BIT)
 
 
 def is_tensor_subclass_like(t: Any) -> bool:

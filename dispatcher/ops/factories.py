@@ -21,7 +21,7 @@ from .. import random as _random
 from ..keys import DispatchKey
 from ..keyset import DispatchKeySet, full_after_bits
 from ..tensor import Tensor, as_device, contiguous_strides
-from ..tls import state as _tls
+from ..tls import per_thread
 from .kernel_registry import KERNELS, impl
 from .meta_utils import elementwise_strides
 
@@ -85,7 +85,7 @@ def backend_select(op_name: str):  # noqa: ANN201
             if isinstance(a, Tensor):
                 tensor_keys |= a._key_set
         if tensor_keys:
-            t = _tls
+            t = per_thread.s
             ks = ((ks | tensor_keys | t.included) & t.exclude_mask) & _AFTER_BACKEND_SELECT
         return op.redispatch(ks, *args, **kwargs)
 

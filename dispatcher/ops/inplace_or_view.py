@@ -14,7 +14,7 @@ from typing import Any
 
 from ..keys import DispatchKey
 from ..keyset import BACKEND_MASK, DispatchKeySet, full_after_bits, key_bits
-from ..tls import state as _tls
+from ..tls import per_thread
 
 _AFTER = DispatchKeySet.from_raw_repr(full_after_bits(DispatchKey.ADInplaceOrView))
 _ADIOV = key_bits(DispatchKey.ADInplaceOrView)
@@ -41,7 +41,7 @@ def make_inplace_kernel(op: Any) -> Any:
     positions, names = written_arguments(op._schema)
 
     def kernel(ks: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        t = _tls
+        t = per_thread.s
         added = _ADIOV & ~t.excluded
         if added:
             t.excluded |= added

@@ -24,7 +24,7 @@ from ..keys import DispatchKey
 from ..keyset import full_after_bits, key_bits
 from ..op_overload import namespace
 from ..tensor import Tensor, as_device, contiguous_strides, device
-from ..tls import state as _tls
+from ..tls import per_thread
 from .kernel_registry import KERNELS, impl
 from .meta_utils import (
     TensorMeta,
@@ -176,7 +176,7 @@ def _to_copy_backend_select(self: Tensor, **kwargs: Any) -> Tensor:
     """
     target = kwargs.get("device")
     bits = _META_BITS if target is not None and as_device(target).type == "meta" else _CPU_BITS
-    t = _tls
+    t = per_thread.s
     raw = ((bits | getattr(self, "_key_set", 0) | t.included) & t.exclude_mask) & _AFTER_BACKEND_SELECT
     return aten._to_copy.default.redispatch(raw, self, **kwargs)
 

@@ -64,8 +64,7 @@ def register_aten() -> Library:
         if name not in listed:
             raise RuntimeError(f"kernel for aten::{name} ({key}) but the op is not in native_functions.py")
         lib.impl(name, fn, key, debug=f"registered at dispatcher/ops/{fn.__module__.rsplit('.', 1)[-1]}.py")
-    from ..autograd import derivatives as _derivatives  # noqa: F401 - registers the formulas
-    from ..autograd import register_autograd_kernel
+    from ..autograd import derivatives, derivatives_inplace, derivatives_math, derivatives_nn, register_autograd_kernel  # noqa: F401 - formulas
 
     for op in NATIVE_FUNCTIONS:
         overload = _overload(op.name)
