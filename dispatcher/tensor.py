@@ -126,12 +126,20 @@ class _VersionCounter:
 class Tensor:
     """A PyTorch-like tensor. Build them with ``dispatcher.tensor(...)`` and the factory functions."""
 
-    # Hot-path fields first; everything a kernel reads is a plain attribute.
+    # Geometry and identity: set by every constructor, read by every kernel.
     __slots__ = (
         "_key_set", "_data", "_flat", "_shape", "_stride", "_storage_offset", "_dtype", "_device", "_contiguous",
-        "_version_counter", "_base", "requires_grad", "grad", "grad_fn", "_retains_grad",
-        "_backward_hooks", "_autograd_meta", "__weakref__", "__dict__",
+        "_version_counter", "__weakref__", "__dict__",
     )
+    # Autograd and view fields: most tensors keep these defaults, so they are class attributes that an
+    # instance overrides (in its __dict__) only when it sets them. Constructors stay cheap.
+    _base: Tensor | None = None  #: the tensor whose storage this view shares (None: not a view)
+    requires_grad: bool = False
+    grad: Tensor | None = None
+    grad_fn: Any = None  #: the autograd Node that produced this tensor (None for leaves)
+    _retains_grad: bool = False
+    _backward_hooks: Any = None
+    _autograd_meta: Any = None  #: weak reference to a leaf's AccumulateGrad node
 
     # --- construction (used by kernels; users call factory functions) ------------------------
     @classmethod
@@ -164,14 +172,11 @@ class Tensor:
                 t._data = np.lib.stride_tricks.as_strided(storage[offset:], shape, byte_strides)
         else:
             t._data = None
-        t._base = base
-        t._version_counter = base._version_counter if base is not None else _VersionCounter()
-        t.requires_grad = False
-        t.grad = None
-        t.grad_fn = None
-        t._retains_grad = False
-        t._backward_hooks = None
-        t._autograd_meta = None
+        if base is not None:
+            t._base = base
+            t._version_counter = base._version_counter
+        else:
+            t._version_counter = _VersionCounter()
         return t
 
     @classmethod
@@ -196,14 +201,7 @@ class Tensor:
         t._device = _CPU
         t._contiguous = True
         t._data = arr
-        t._base = None
         t._version_counter = _VersionCounter()
-        t.requires_grad = False
-        t.grad = None
-        t.grad_fn = None
-        t._retains_grad = False
-        t._backward_hooks = None
-        t._autograd_meta = None
         return t
 
     @classmethod
