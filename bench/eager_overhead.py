@@ -6,10 +6,15 @@ Rows:
   ``aten.add.Tensor`` / ``aten.mm`` calls;
 * an MLP forward (batch 8, 32 -> 64 -> relu -> 10, two ``linear`` layers);
 * a transformer block forward (B=1, S=16, D=64, 4 heads: layer_norm, one qkv linear, attention with softmax,
-  output projection, an MLP with gelu, residuals).
+  output projection, an MLP with gelu, residuals);
+* with autograd recording (``requires_grad=True`` inputs, grad mode on for both): ``a + b`` and ``a @ b`` on 4x4,
+  and a training step of the MLP (gradients reset to None, forward, ``.sum().backward()``; its NumPy column is a
+  hand-written forward + backward, that of the two op rows the plain NumPy op; the difference column compares
+  ``w1.grad``).
 
 The programs are written once against a module parameter ``m`` (``torch`` or ``dispatcher``), with the same
-NumPy-initialised parameters, plus a hand-written NumPy version. No autograd (torch runs under ``no_grad``, on one thread like ours).
+NumPy-initialised parameters, plus a hand-written NumPy version. Rows without autograd run torch under
+``no_grad``; torch runs on one thread, like ours.
 A row whose ops are not all implemented yet prints ``n/a (missing aten::X)``; the last column is the largest
 difference between our output and torch's (a sanity check, not a timing).
 Each figure is the median of 7 repeats. Run: ``.venv/bin/python bench/eager_overhead.py``.
@@ -90,10 +95,29 @@ def transformer_block(m: Any, p: dict[str, Any]) -> Any:
     return x + F.linear(F.gelu(F.linear(h, p["w1"], p["b1"])), p["w2"], p["b2"])
 
 
+def mlp_train_step(m: Any, p: dict[str, Any]) -> Any:
+    """One step's forward + backward (the optimizer update left out); returns ``w1.grad``."""
+    for k in ("w1", "b1", "w2", "b2"):
+        p[k].grad = None
+    mlp(m, p).sum().backward()
+    return p["w1"].grad
+
+
 # --- hand-written NumPy versions ----------------------------------------------------------------------------------
 def np_mlp(p: dict[str, np.ndarray]) -> np.ndarray:
     h = np.maximum(p["x"] @ p["w1"].T + p["b1"], 0)
     return h @ p["w2"].T + p["b2"]
+
+
+def np_mlp_train_step(p: dict[str, np.ndarray]) -> np.ndarray:
+    """Forward and backward of ``np_mlp(p).sum()`` by hand; returns the gradient of ``w1`` (the others computed too)."""
+    pre = p["x"] @ p["w1"].T + p["b1"]
+    h = np.maximum(pre, 0)
+    g_out = np.ones((p["x"].shape[0], p["w2"].shape[0]), np.float32)
+    _g_w2, _g_b2 = g_out.T @ h, g_out.sum(0)
+    g_pre = (g_out @ p["w2"]) * (pre > 0)
+    _g_b1 = g_pre.sum(0)
+    return g_pre.T @ p["x"]
 
 
 def np_erf(x: np.ndarray) -> np.ndarray:
@@ -152,23 +176,33 @@ def as_numpy(x: Any) -> np.ndarray:
         return x
     if torch is not None and isinstance(x, torch.Tensor):
         return x.detach().numpy()
-    return np.asarray(x.numpy())
+    return np.asarray(x.detach().numpy())
 
 
-def rows(params: dict[str, dict[str, np.ndarray]]) -> list[tuple[str, dict[str, Any], int]]:
-    """(row name, {impl: zero-arg callable}, calls per timing) for every row."""
+def requiring_grad(tensors: dict[str, Any], names: Any) -> dict[str, Any]:
+    """``tensors`` with the ones named made leaves that require grad."""
+    for k in names:
+        tensors[k].requires_grad_()
+    return tensors
+
+
+def rows(params: dict[str, dict[str, np.ndarray]]) -> list[tuple[str, dict[str, Any], int, bool]]:
+    """(row name, {impl: zero-arg callable}, calls per timing, autograd on) for every row."""
     out = []
     impls: dict[str, Any] = {"ours": dispatcher}
     if torch is not None:
         impls["torch"] = torch
     ops = {name: to_module(m, params["ops"]) for name, m in impls.items()}
     progs = {name: (to_module(m, params["mlp"]), to_module(m, params["block"])) for name, m in impls.items()}
+    grad_ops = {name: requiring_grad(to_module(m, params["ops"]), ("a", "b")) for name, m in impls.items()}
+    grad_mlp = {name: requiring_grad(to_module(m, params["mlp"]), ("w1", "b1", "w2", "b2"))
+                for name, m in impls.items()}
     npo, npm, npb = params["ops"], params["mlp"], params["block"]
 
-    def row(label: str, number: int, make: Any, np_fn: Any) -> None:
+    def row(label: str, number: int, make: Any, np_fn: Any, grad: bool = False) -> None:
         fns = {name: make(name, m) for name, m in impls.items()}
         fns["numpy"] = np_fn
-        out.append((label, fns, number))
+        out.append((label, fns, number, grad))
 
     row("4x4 a + b", 20000, lambda n, m: (lambda a=ops[n]["a"], b=ops[n]["b"]: a + b),
         lambda a=npo["a"], b=npo["b"]: a + b)
@@ -183,6 +217,12 @@ def rows(params: dict[str, dict[str, np.ndarray]]) -> list[tuple[str, dict[str, 
     row("MLP 8x32->64->10 (program)", 1000, lambda n, m: (lambda: mlp(m, progs[n][0])), lambda: np_mlp(npm))
     row("transformer block S=16 D=64 (program)", 200, lambda n, m: (lambda: transformer_block(m, progs[n][1])),
         lambda: np_block(npb))
+    row("4x4 a + b (autograd recording)", 20000, lambda n, m: (lambda a=grad_ops[n]["a"], b=grad_ops[n]["b"]: a + b),
+        lambda a=npo["a"], b=npo["b"]: a + b, grad=True)
+    row("4x4 a @ b (autograd recording)", 20000, lambda n, m: (lambda a=grad_ops[n]["a"], b=grad_ops[n]["b"]: a @ b),
+        lambda a=npo["a"], b=npo["b"]: a @ b, grad=True)
+    row("MLP training step (fwd + bwd)", 300, lambda n, m: (lambda: mlp_train_step(m, grad_mlp[n])),
+        lambda: np_mlp_train_step(npm), grad=True)
     return out
 
 
@@ -191,27 +231,29 @@ def main() -> None:
     # Move everything imported so far (torch's and our module state) out of the garbage collector's reach, so
     # periodic full collections do not scan torch's large heap during the timing loops (same for both sides).
     gc.freeze()
-    grad_off = torch.no_grad() if torch is not None else None
-    if grad_off is not None:
-        grad_off.__enter__()
+    if torch is not None:
         torch.set_num_threads(1)  # ours computes on one thread (NumPy); small ops are faster so anyway
     results = []
-    for label, fns, number in rows(params):
+    for label, fns, number, grad in rows(params):
         cells: dict[str, Any] = {}
         outputs: dict[str, Any] = {}
         for name, fn in fns.items():
+            # torch's grad mode for the whole row (ours records only when an input requires grad, as torch does)
+            mode = torch.set_grad_enabled(grad) if torch is not None and name == "torch" else None
+            if mode is not None:
+                mode.__enter__()
             try:
                 outputs[name] = fn()
+                cells[name] = per_call_us(fn, number)
             except Exception as e:  # noqa: BLE001 - a row with missing ops is reported, not fatal
                 cells[name] = why_not(e)
-                continue
-            cells[name] = per_call_us(fn, number)
+            finally:
+                if mode is not None:
+                    mode.__exit__(None, None, None)
         diff = "-"
         if "ours" in outputs and "torch" in outputs:
             diff = f"{float(np.max(np.abs(as_numpy(outputs['ours']) - as_numpy(outputs['torch'])))):.1e}"
         results.append((label, cells, diff))
-    if grad_off is not None:
-        grad_off.__exit__(None, None, None)
 
     def fmt(v: Any, width: int) -> str:
         return f"{v:{width}.2f}" if isinstance(v, float) else f"{v if v is not None else '-':>{width}s}"
@@ -227,6 +269,7 @@ def main() -> None:
     if torch is None:
         print("(torch not installed: torch columns empty)")
     print("target: 4x4 a + b <= 6 us (ours, no autograd); torch ~1.4 us, NumPy ~0.4 us on the reference machine")
+    print("target: 4x4 a + b with autograd recording <= 12 us (torch ~2.2 us)")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,13 @@ from .explain import DispatchExplanation, explain_dispatch
 from .keys import DispatchKey
 from .keyset import DispatchKeySet, full_after
 from .library import Library, fallthrough_kernel
+from .memory_format import (  # torch.preserve_format etc. (generated graph code names them so)
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    preserve_format,
+    strided,
+)
 from .op_overload import OpOverload, OpOverloadPacket
 from .schema import FunctionSchema, parse_schema
 from .tensor import Size, Tensor, device
@@ -73,7 +80,16 @@ def _backward(self: Tensor, gradient: object = None, retain_graph: object = None
 Tensor.backward = _backward
 dtype = _dtype_module.dtype
 
+# --- modes exports ---
+from . import fake, modes  # noqa: E402  (fake: FakeTensor, FakeTensorMode, see dispatcher/fake/)
+from .modes import TorchDispatchMode  # noqa: E402
+
+# --- end modes exports ---
+
 __all__ = [
+    "TorchDispatchMode",
+    "fake",
+    "modes",
     "autograd",
     "enable_grad",
     "is_grad_enabled",
@@ -86,6 +102,11 @@ __all__ = [
     "complex64",
     "complex128",
     "device",
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "preserve_format",
+    "strided",
     "dtype",
     "float16",
     "float32",
@@ -138,3 +159,18 @@ for _name in _functional.__all__:
 __all__ += [_n for _n in _functional.__all__ if _n not in __all__] + ["nn"]
 del _name
 # --- end front end exports ---
+
+# --- __torch_function__ (dispatcher/modes/function_mode.py): wrap the public callables ---
+import sys as _sys  # noqa: E402
+
+from .modes import TorchFunctionMode  # noqa: E402
+from .modes import function_mode as _function_mode  # noqa: E402
+from .nn import functional as _nn_functional  # noqa: E402
+
+_NOT_OVERRIDABLE = {"tensor", "as_tensor", "from_numpy", "is_tensor", "manual_seed"}  # torch's ignored functions
+_function_mode.install(Tensor, [
+    (_sys.modules[__name__], [n for n in _functional.__all__ if n not in _NOT_OVERRIDABLE]),
+    (_nn_functional, list(_nn_functional.__all__)),
+])
+__all__ += ["TorchFunctionMode"]
+# --- end __torch_function__ ---

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
-from .tensor import Tensor, as_device
+from .tensor import Tensor, as_device, contiguous_strides
 
 
 def _infer_dtype(data: Any) -> _dt.dtype:
@@ -128,7 +128,9 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
             t = Tensor._empty(t._shape, dt, as_device("meta"))
         t = _aten().lift_fresh.default(t)
     if requires_grad:
-        t.requires_grad_(True)
+        from .tensor_methods import _factory_requires_grad
+
+        _factory_requires_grad(t)
     return t
 
 
@@ -167,8 +169,10 @@ def _wrap_numpy(array: np.ndarray) -> Tensor:
         # PyTorch keeps NumPy's strides (0 for a freshly made empty array)
         stride = tuple(s // array.itemsize for s in array.strides)
         return Tensor._from_storage(np.empty(0, dtype=dt.np_dtype), tuple(array.shape), stride, 0, dt, as_device("cpu"))
-    if array.flags.c_contiguous:
+    if array.flags.c_contiguous and array.strides == tuple(s * array.itemsize for s in contiguous_strides(array.shape)):
         return Tensor._from_numpy(array, dt)
+    # Otherwise keep NumPy's strides, as torch.from_numpy does (NumPy calls a (2, 1) array with strides
+    # (4, 8) C-contiguous too, but its size-1 dim's stride still decides TensorIterator's output layout).
     base = array
     while isinstance(base.base, np.ndarray):
         base = base.base

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .dispatch import redispatch_bound
+from .dispatch import redispatch_bound, resolve_key_set
 from .kernel import BOXED, KernelFunction, builtin_site
 from .keys import DispatchKey
 from .keyset import full_after_bits
 from .library import register_builtin_fallback
 from .py_dispatch import python_dispatcher_fallback
-from .tls import state as _tls
+from .tls import per_thread as _per_thread
 
 DK = DispatchKey
 
@@ -66,14 +66,35 @@ _AFTER_SNAPSHOT = full_after_bits(DK.PythonTLSSnapshot)
 
 
 def python_tls_snapshot_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
-    """Record the TLS at the first entry into Python dispatch, then continue below."""
-    if _tls.tls_snapshot is not None:
+    """Record the TLS at the first entry into Python dispatch (MaybeSetTLSOnEntryGuard), then continue below.
+
+    ``enable_reentrant_dispatch()`` inside a ``__torch_dispatch__`` handler restores this snapshot.
+    """
+    s = _per_thread.s
+    if s.tls_snapshot is not None or s.tracer is not None:
+        return _snapshot_and_redispatch(s, op, ks, args, kwargs)
+    # redispatch_bound written out: every op goes through here while a dispatch mode is active.
+    hit = op._ks_cache.get(ks & _AFTER_SNAPSHOT)
+    if hit is None:
+        hit = resolve_key_set(op, ks & _AFTER_SNAPSHOT)
+    kernel = hit[2]
+    if kernel is None or kernel.convention != BOXED:
+        return _snapshot_and_redispatch(s, op, ks, args, kwargs)
+    s.tls_snapshot = (s.included, s.excluded)
+    try:
+        return kernel.fn(op, hit[0], args, kwargs)
+    finally:
+        s.tls_snapshot = None
+
+
+def _snapshot_and_redispatch(s: Any, op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
+    if s.tls_snapshot is not None:
         return redispatch_bound(op, ks & _AFTER_SNAPSHOT, args, kwargs)
-    _tls.tls_snapshot = (_tls.included, _tls.excluded)
+    s.tls_snapshot = (s.included, s.excluded)
     try:
         return redispatch_bound(op, ks & _AFTER_SNAPSHOT, args, kwargs)
     finally:
-        _tls.tls_snapshot = None
+        s.tls_snapshot = None
 
 
 def meta_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:

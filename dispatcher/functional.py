@@ -45,7 +45,7 @@ def _factory_kwargs(dtype: Any, device: Any) -> dict[str, Any]:
 
 
 def _finish(result: Tensor, requires_grad: bool) -> Tensor:
-    return _m.requires_grad_(result) if requires_grad else result
+    return _m._factory_requires_grad(result) if requires_grad else result
 
 
 def _no_out(out: Any, name: str) -> None:

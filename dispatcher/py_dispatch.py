@@ -24,6 +24,7 @@ from .errors import AmbiguousAutogradOtherError, DispatchError, RegistrationErro
 from .keys import DispatchKey, is_alias_key, to_functionality_key
 from .keyset import PYTHON_DISPATCHER_BIT, key_bits
 from .registry import REGISTRY
+from .tls import per_thread, pop_dispatch_mode, pop_pre_dispatch_mode, push_dispatch_mode, push_pre_dispatch_mode
 from .tls import state as _tls
 
 DK = DispatchKey
@@ -78,35 +79,53 @@ def resolve_key(op: Any, key: DispatchKey) -> DispatchKey:
 
 
 def _python_key_handler(op: Any) -> Callable[..., Any]:
-    """Handler for the Python key when the op has mode-specific rules (``py_impl(ModeClass)``)."""
+    """Handler for the Python key when the op has mode-specific rules (``py_impl(ModeClass)``).
+
+    The rule of the top mode's class runs as ``rule(mode, *args, **kwargs)`` with that mode popped (and no
+    TLS exclusions: this is not the Python fallback); without one, the Python fallback runs (modes, then
+    subclasses), as ``_op_dk(DispatchKey.Python)`` does in torch/_ops.py.
+    """
 
     def handler(*args: Any, **kwargs: Any) -> Any:
-        stack = _tls.dispatch_mode_stack
+        stack = per_thread.s.dispatch_mode_stack
         mode = stack[-1] if stack else None
         rule = op.python_key_table.get(type(mode)) if mode is not None else None
         if rule is None:
             return call_boxed_for_dispatch_key(op, DK.Python, args, kwargs)
-        stack.pop()
+        mode = pop_dispatch_mode()
         try:
             return rule(mode, *args, **kwargs)
         finally:
-            stack.append(mode)
+            push_dispatch_mode(mode)
 
     return handler
 
 
 def _pre_dispatch_handler(op: Any) -> Callable[..., Any]:
-    """Uncached handler: run the top pre-dispatch mode with that mode popped."""
+    """Uncached handler: run the top pre-dispatch mode with that mode popped (``handle_dispatch_mode``).
+
+    ``types`` lists the type of every argument carrying the Python key (not deduplicated), as
+    torch/_library/utils.py ``handle_dispatch_mode`` builds it.
+    """
 
     def handler(*args: Any, **kwargs: Any) -> Any:
-        stack = _tls.pre_dispatch_mode_stack
-        mode = stack.pop()
+        types = [type(a) for a in _flat_tensors(args, kwargs) if a._key_set & key_bits(DK.Python)]
+        mode = pop_pre_dispatch_mode()
         try:
-            return mode.__torch_dispatch__(op, (), args, kwargs)
+            return mode.__torch_dispatch__(op, types, args, kwargs)
         finally:
-            stack.append(mode)
+            push_pre_dispatch_mode(mode)
 
     return handler
+
+
+def _flat_tensors(args: tuple, kwargs: dict) -> list[Any]:
+    out = []
+    for a in (*args, *kwargs.values()):
+        for e in a if isinstance(a, (list, tuple)) else (a,):
+            if getattr(e, "_key_set", None) is not None:
+                out.append(e)
+    return out
 
 
 def get_dispatch(op: Any, key: DispatchKey) -> DispatchKey | Callable[..., Any]:

@@ -1,11 +1,29 @@
 """The Python key's fallback: where dispatch modes and tensor subclasses take over.
 
-Corresponds to pythonFallback in aten/src/ATen/core/PythonFallbackKernel.cpp.
-The Python key is reached when a tensor argument carries it (a tensor subclass)
-or when a dispatch mode is active (entering a mode includes Python in TLS). The
-modes and subclass protocol are built on top of this module; with neither, the
-Python key is reached only if a user includes it by hand, which PyTorch treats
-as an internal error, and so do we (with a clearer message).
+Corresponds to pythonFallback in aten/src/ATen/core/PythonFallbackKernel.cpp, the
+``dispatch`` / ``detach`` entries of torch/csrc/PyInterpreter.cpp and
+``handle_torch_function_no_python_arg_parser`` in torch/csrc/utils/python_arg_parser.cpp.
+
+The Python key (13) sits below autograd, ADInplaceOrView and the CompositeImplicitAutograd
+decompositions, so what reaches it are the ops that actually run. It is reached when a
+tensor argument carries it (a subclass with ``__torch_dispatch__``) or when a
+TorchDispatchMode is on the stack (entering a mode includes Python in TLS). The fallback:
+
+1. TLS-excludes every key above Python for the rest of the call (so ops issued by a
+   handler go straight to the Python key or below: autograd does not run twice);
+2. collects the "overloaded args": the first tensor argument of each distinct type carrying
+   the Python key (inside lists too), a subclass placed before its superclass; ``types`` is
+   the tuple of their types;
+3. if a mode is active, pops the top mode and calls ``mode.__torch_dispatch__(func, types,
+   args, kwargs)`` (the mode is pushed back afterwards, also on errors); if it returns
+   ``NotImplemented``, or there is no mode, each overloaded arg's ``__torch_dispatch__``
+   classmethod is tried in order;
+4. if every handler returned ``NotImplemented``: PyTorch's "Multiple dispatch failed" TypeError.
+
+``shallow_copy_and_detach`` is the other entry point: autograd copies a tensor without its
+history when it saves an output for backward and when it unpacks it; with a mode active (or
+for a Python subclass) that copy is an ``aten.detach`` call handed to the mode / subclass,
+which is why traces of backward show ``detach`` there.
 """
 
 from __future__ import annotations
@@ -13,24 +31,250 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import DispatchError
+from .keys import DispatchKey
+from .keyset import BACKEND_MASK, key_bits
+from .tls import PYTHON_MODE_KEYS_RAW, PYTHON_RAW, per_thread, push_dispatch_mode
+
+#: every functionality strictly above Python, except PythonDispatcher (pythonFallback's exclude guard)
+ABOVE_PYTHON_RAW = 0
+for _k in range(int(DispatchKey.Python) + 1, int(DispatchKey.PythonDispatcher)):
+    ABOVE_PYTHON_RAW |= key_bits(_k)
+del _k
+
+
+def _append_overloaded(overloaded: list[Any], arg: Any) -> None:
+    """append_overloaded_arg: one entry per type, a subclass before any superclass already seen."""
+    cls = type(arg)
+    for seen in overloaded:
+        if type(seen) is cls:
+            return
+    for i, seen in enumerate(overloaded):
+        if issubclass(cls, type(seen)):
+            overloaded.insert(i, arg)
+            return
+    overloaded.append(arg)
+
+
+def overloaded_args(args: tuple, kwargs: dict) -> list[Any]:
+    """The tensors with the Python key among ``args`` / ``kwargs`` (lists included), in schema order."""
+    found: list[Any] = []
+    for a in args:
+        if getattr(a, "_key_set", 0) & PYTHON_RAW:
+            _append_overloaded(found, a)
+        elif a.__class__ is list or a.__class__ is tuple:
+            for e in a:
+                if getattr(e, "_key_set", 0) & PYTHON_RAW:
+                    _append_overloaded(found, e)
+    if kwargs:
+        for a in kwargs.values():
+            if getattr(a, "_key_set", 0) & PYTHON_RAW:
+                _append_overloaded(found, a)
+            elif a.__class__ is list or a.__class__ is tuple:
+                for e in a:
+                    if getattr(e, "_key_set", 0) & PYTHON_RAW:
+                        _append_overloaded(found, e)
+    return found
+
+
+def _not_implemented_error(name: str, mode: Any, overloaded: list[Any]) -> TypeError:
+    lines = [f"Multiple dispatch failed for '{name}'; all __torch_dispatch__ handlers returned NotImplemented:", ""]
+    if mode is not None:
+        lines.append(f"  - mode object {mode!r}")
+    for a in overloaded:
+        lines.append(f"  - tensor subclass {type(a)!r}")
+    lines += ["", "For more information, try re-running with TORCH_LOGS=not_implemented"]
+    return TypeError("\n".join(lines))
+
+
+#: mode classes whose ``__torch_dispatch__`` was checked to be a plain method (the check is per class)
+_CHECKED_MODE_CLASSES: set[type] = set()
+
+
+def _mode_handler(mode: Any) -> Any:
+    handler = mode.__torch_dispatch__
+    cls = mode.__class__
+    if cls not in _CHECKED_MODE_CLASSES:
+        if getattr(handler, "__self__", None) is not mode:
+            raise RuntimeError(
+                "Defining your mode's `__torch_dispatch__` as a classmethod is not supported, please make it a "
+                "plain method"
+            )
+        _CHECKED_MODE_CLASSES.add(cls)
+    return handler
+
+
+def _call_top_mode(s: Any, stack: list[Any], func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
+    """Pop the top mode, run its handler, push it back (also on errors): StashTorchDispatchModeGuard."""
+    mode = stack.pop()
+    if not stack:
+        s.included &= ~PYTHON_MODE_KEYS_RAW
+    try:
+        return _mode_handler(mode)(func, types, args, kwargs), mode
+    finally:
+        key = getattr(mode, "_mode_key", None)
+        if key is None or not stack:
+            if not stack:
+                s.included |= PYTHON_MODE_KEYS_RAW
+            stack.append(mode)
+        else:  # an infra mode goes back to its slot
+            push_dispatch_mode(mode)
+
+
+def handle_torch_dispatch(overloaded: list[Any], func: Any, args: tuple, kwargs: dict, name: str | None = None) -> Any:
+    """Modes first (top one, popped while it runs), then each overloaded arg's ``__torch_dispatch__``."""
+    types = (type(overloaded[0]),) if len(overloaded) == 1 else tuple([type(a) for a in overloaded])
+    s = per_thread.s
+    ret = NotImplemented
+    mode = None
+    stack = s.dispatch_mode_stack
+    if stack and not (s.excluded & PYTHON_RAW):
+        ret, mode = _call_top_mode(s, stack, func, types, args, kwargs)
+    if ret is NotImplemented:
+        for a in overloaded:
+            ret = a.__torch_dispatch__(func, types, args, kwargs)
+            if ret is not NotImplemented:
+                break
+    if ret is NotImplemented:
+        raise _not_implemented_error(name or f"{func.__module__}.{func.__name__}", mode, overloaded)
+    return ret
+
+
+#: op -> how its result is checked: 1 = one Tensor return, 2 = several returns, 0 = anything else
+_RESULT_KIND: dict[Any, int] = {}
+
+
+def _check_result(op: Any, ret: Any) -> Any:
+    """What pushPyOutToStack accepts: a Tensor (or None) for a Tensor return; a list counts as a tuple."""
+    kind = _RESULT_KIND.get(op)
+    if kind is None:
+        returns = op._schema.returns
+        kind = _RESULT_KIND[op] = 1 if len(returns) == 1 and returns[0].kind == "tensor" else 2 if len(returns) > 1 else 0
+    if kind == 1:
+        if ret is not None and getattr(ret, "_key_set", None) is None:
+            raise RuntimeError(f"Unable to cast {ret} to Tensor")
+    elif kind == 2 and ret.__class__ is list:
+        return tuple(ret)
+    return ret
 
 
 def python_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
-    raise DispatchError(
-        f"{op.name()}: hit the Python dispatch key but no dispatch mode is active and no argument is a tensor "
-        "subclass with __torch_dispatch__ (was DispatchKey.Python included in TLS by hand?)"
-    )
+    """The Python key's boxed fallback (registered for every op)."""
+    s = per_thread.s
+    if op._has_extra_tensor_args:
+        overloaded = overloaded_args(args, kwargs)
+    else:  # only positional Tensor slots: look there first (the common case under a mode: no subclass)
+        overloaded = None
+        n = len(args)
+        for i in op._tensor_positions:
+            if i < n:
+                a = args[i]
+                if getattr(a, "_key_set", 0) & PYTHON_RAW:
+                    if overloaded is None:
+                        overloaded = [a]
+                    else:
+                        _append_overloaded(overloaded, a)
+    stack = s.dispatch_mode_stack
+    if not overloaded and not stack:
+        raise DispatchError(
+            f"{op.name()}: hit the Python dispatch key but no dispatch mode is active and no argument is a "
+            "tensor subclass with __torch_dispatch__ (was DispatchKey.Python included in TLS by hand?)"
+        )
+    # pythonFallback's guard: every key above Python is TLS-excluded while the handlers run.
+    added = ABOVE_PYTHON_RAW & ~s.excluded
+    if added:
+        s.excluded |= added
+        s.exclude_mask = ~(s.excluded & ~BACKEND_MASK)
+    try:
+        if overloaded:
+            return _check_result(op, handle_torch_dispatch(overloaded, op, args, kwargs))
+        # Only a mode: _call_top_mode written out (this is the per-op cost of a pass-through mode).
+        mode = stack.pop()
+        if not stack:
+            s.included &= ~PYTHON_MODE_KEYS_RAW
+        try:
+            if mode.__class__ in _CHECKED_MODE_CLASSES:
+                ret = mode.__torch_dispatch__(op, (), args, kwargs)
+            else:
+                ret = _mode_handler(mode)(op, (), args, kwargs)
+        finally:
+            if getattr(mode, "_mode_key", None) is None:
+                if not stack:
+                    s.included |= PYTHON_MODE_KEYS_RAW
+                stack.append(mode)
+            else:
+                push_dispatch_mode(mode)
+        if ret is NotImplemented:
+            raise _not_implemented_error(f"{op.__module__}.{op.__name__}", mode, [])
+        return _check_result(op, ret)
+    finally:
+        if added:
+            s.excluded &= ~added
+            s.exclude_mask = ~(s.excluded & ~BACKEND_MASK)
 
 
-def shallow_copy_and_detach(t: Any) -> Any:
-    """A new tensor over ``t``'s storage and version counter, with no autograd history.
+def disabled_torch_dispatch_impl(func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+    """``torch.Tensor.__torch_dispatch__``: run ``func`` with the Python key excluded (no subclass handling)."""
+    s = per_thread.s
+    added = PYTHON_RAW & ~s.excluded
+    if added:
+        s.excluded |= added
+        s.exclude_mask = ~(s.excluded & ~BACKEND_MASK)
+    try:
+        return func(*args, **(kwargs or {}))
+    finally:
+        if added:
+            s.excluded &= ~added
+            s.exclude_mask = ~(s.excluded & ~BACKEND_MASK)
 
-    Corresponds to ``TensorImpl::shallow_copy_and_detach``, which autograd uses when it
-    saves an output for backward, unpacks it, and stores a first ``.grad``. In PyTorch
-    this calls ``aten.detach`` through the active dispatch mode (or the Python
-    subclass) when there is one, which is why traces show ``detach`` nodes there; the
-    modes layer adds that branch here. Without a mode it is a plain metadata copy.
+
+def _aten_detach() -> Any:
+    from .op_overload import namespace
+
+    return namespace("aten").detach.default
+
+
+def shallow_copy_and_detach(t: Any, version_counter: Any = None) -> Any:
+    """A new tensor over ``t``'s storage, sharing ``version_counter`` (default: ``t``'s), with no history.
+
+    Corresponds to ``TensorImpl::shallow_copy_and_detach_core`` (2.13), which autograd uses when it
+    saves an output for backward and when it unpacks a saved tensor:
+
+    * a dispatch mode is active (and Python is not TLS-excluded): the top mode's
+      ``__torch_dispatch__`` gets ``aten.detach.default`` with ``types == (type(t),)`` (even for a plain
+      tensor), popped while it runs, with no TLS exclusions (this is not a dispatcher call);
+    * else ``t`` carries the Python key: its class's ``__torch_dispatch__`` handles the detach;
+    * else a plain metadata copy (same class and key set).
+
+    The handler's result gets the version counter; what it returns is the copy.
     """
+    if version_counter is None:
+        version_counter = t._version_counter
+    s = per_thread.s
+    if not (s.excluded & PYTHON_RAW) and (s.dispatch_mode_stack or t._key_set & PYTHON_RAW):
+        snapshot_set = s.tls_snapshot is None  # MaybeSetTLSOnEntryGuard
+        if snapshot_set:
+            s.tls_snapshot = (s.included, s.excluded)
+        try:
+            out = handle_torch_dispatch([t], _aten_detach(), (t,), {}, name="dispatcher.ops.aten.detach")
+        finally:
+            if snapshot_set:
+                s.tls_snapshot = None
+        if getattr(out, "_key_set", None) is None:
+            raise TypeError(f"detach returned invalid type {type(out).__module__}.{type(out).__qualname__}, "
+                            "expected Tensor")
+        out._version_counter = version_counter
+        return out
     out = type(t)._from_storage(t._storage, t._shape, t._stride, t._storage_offset, t._dtype, t._device)
-    out._version_counter = t._version_counter
+    out._key_set = t._key_set
+    out._version_counter = version_counter
     return out
+
+
+__all__ = [
+    "ABOVE_PYTHON_RAW",
+    "disabled_torch_dispatch_impl",
+    "handle_torch_dispatch",
+    "overloaded_args",
+    "python_fallback",
+    "shallow_copy_and_detach",
+]

@@ -24,6 +24,8 @@ import numpy as np
 from . import dtypes as _dt
 from .keys import DispatchKey
 from .keyset import DispatchKeySet
+from .python_key import disabled_torch_dispatch_impl
+from .tls import per_thread
 
 CPU_KEY_SET = DispatchKeySet(
     [DispatchKey.CPU, DispatchKey.ADInplaceOrView, DispatchKey.AutogradCPU, DispatchKey.AutocastCPU]
@@ -133,13 +135,44 @@ class Tensor:
     )
     # Autograd and view fields: most tensors keep these defaults, so they are class attributes that an
     # instance overrides (in its __dict__) only when it sets them. Constructors stay cheap.
-    _base: Tensor | None = None  #: the tensor whose storage this view shares (None: not a view)
-    requires_grad: bool = False
-    grad: Tensor | None = None
-    grad_fn: Any = None  #: the autograd Node that produced this tensor (None for leaves)
+    _base: Tensor | None = None  #: the root tensor whose storage this view shares (None: not a view)
+    _requires_grad: bool = False  #: own flag: requires_grad_(), or set when autograd attaches a grad_fn
+    _grad: Tensor | None = None
+    _grad_fn: Any = None  #: the autograd Node that produced this tensor (None for leaves); see ``grad_fn``
+    _output_nr: int = 0  #: which output of ``_grad_fn`` this tensor is
     _retains_grad: bool = False
-    _backward_hooks: Any = None
+    _backward_hooks: Any = None  #: the ``register_hook`` hooks (an OrderedDict), see autograd/hooks.py
     _autograd_meta: Any = None  #: weak reference to a leaf's AccumulateGrad node
+    _attr_version: int = 0  #: views: the version counter value when the grad_fn was last set
+    _creation_meta: int = 0  #: views: autograd's CreationMeta (0 DEFAULT, 2 MULTI_OUTPUT_NODE, 3 NO_GRAD_MODE)
+
+    #: Tensor's own ``__torch_dispatch__`` is the "disabled" one: a subclass gets the Python key only if it
+    #: overrides it (see modes/subclass.py)
+    __torch_dispatch__ = staticmethod(disabled_torch_dispatch_impl)
+
+    # --- subclasses (modes/subclass.py) ------------------------------------------------------------
+    @staticmethod
+    def _make_wrapper_subclass(cls: type, size: Any, strides: Any = None, storage_offset: Any = None,
+                               memory_format: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
+                               pin_memory: bool = False, requires_grad: bool = False, **kwargs: Any) -> Any:
+        """A ``cls`` instance with this metadata, no storage and the Python key (the base of a wrapper subclass)."""
+        from .modes.subclass import make_wrapper_subclass
+
+        return make_wrapper_subclass(cls, size, strides, storage_offset, memory_format, dtype, layout, device,
+                                     pin_memory, requires_grad, **kwargs)
+
+    @staticmethod
+    def _make_subclass(cls: type, data: Tensor, require_grad: bool = False, **kwargs: Any) -> Any:
+        """``data.detach()`` (same storage) re-typed as ``cls``, a leaf with ``requires_grad=require_grad``."""
+        from .modes.subclass import make_subclass
+
+        return make_subclass(cls, data, require_grad, **kwargs)
+
+    def as_subclass(self, cls: type) -> Any:
+        """A ``cls`` instance aliasing this tensor's data, still attached to the autograd graph."""
+        from .modes.subclass import as_subclass
+
+        return as_subclass(self, cls)
 
     # --- construction (used by kernels; users call factory functions) ------------------------
     @classmethod
@@ -228,9 +261,21 @@ class Tensor:
         self._flat = value
 
     def _view(self, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
-        """A view of this tensor's storage with new geometry (what every view op returns)."""
+        """A view of this tensor's storage with new geometry (what every view op returns).
+
+        Also the autograd view metadata PyTorch's ``as_view`` records: the root base, the version
+        the view starts at, and, for a view made with grad mode off, ``NO_GRAD_MODE`` (see
+        autograd/views.py); a view of a view inherits a non-default creation meta.
+        """
         base = self._base if self._base is not None else self
-        return Tensor._from_storage(self._storage, tuple(shape), tuple(stride), offset, self._dtype, self._device, base)
+        t = Tensor._from_storage(self._storage, tuple(shape), tuple(stride), offset, self._dtype, self._device, base)
+        t._attr_version = base._version_counter.version
+        meta = self._creation_meta
+        if not per_thread.s.grad_enabled and meta != 4:  # 3 NO_GRAD_MODE; 4 INFERENCE_MODE is kept
+            meta = 3
+        if meta:
+            t._creation_meta = meta
+        return t
 
     # --- metadata ---------------------------------------------------------------------------
     @property
@@ -301,11 +346,71 @@ class Tensor:
     def _bump_version(self) -> None:
         self._version_counter.version += 1
 
+    # --- autograd fields (the logic lives in dispatcher/autograd/) ------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        """PyTorch's ``requires_grad_ || grad_fn_ || (view && base.requires_grad())``."""
+        if self._requires_grad:
+            return True
+        base = self._base
+        return base is not None and base._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        from .autograd.tensor_api import set_requires_grad
+
+        set_requires_grad(self, value)
+
+    @property
+    def grad_fn(self) -> Any:
+        """The node that produced this tensor (None for a leaf); a view's is regenerated after in-place ops."""
+        if self._base is None:
+            return self._grad_fn
+        from .autograd.views import view_grad_fn
+
+        return view_grad_fn(self)
+
+    @grad_fn.setter
+    def grad_fn(self, node: Any) -> None:
+        # NB: read-only in PyTorch; kept settable for tools and tests that fake a history.
+        self._grad_fn = node
+
+    @property
+    def grad(self) -> Tensor | None:
+        g = self._grad
+        if g is None and not self._retains_grad and (self._grad_fn is not None or self._base is not None):
+            from .autograd.tensor_api import warn_non_leaf_grad
+
+            warn_non_leaf_grad(self)
+        return g
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        from .autograd.tensor_api import set_grad
+
+        set_grad(self, value)
+
+    @property
+    def data(self) -> Tensor:
+        """The same storage and geometry without autograd history, with a version counter of its own."""
+        from .autograd.tensor_api import variable_data
+
+        return variable_data(self)
+
+    @data.setter
+    def data(self, new_data: Tensor) -> None:
+        from .autograd.tensor_api import set_data
+
+        set_data(self, new_data)
+
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
     @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
     def _is_view(self) -> bool:
         return self._base is not None
 

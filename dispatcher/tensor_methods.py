@@ -143,7 +143,10 @@ def _binary_operator(op_name: str, overload: str) -> Any:
                 return NotImplemented
         if not resolved:
             resolved.append(getattr(getattr(aten, op_name), overload))
-        return resolved[0](self, other)
+        try:
+            return resolved[0](self, other)
+        except TypeError:  # TypeError_to_NotImplemented_ (e.g. every __torch_dispatch__ refused): Python's error
+            return NotImplemented
 
     operator.__name__ = f"__{op_name}__"
     return operator
@@ -153,7 +156,10 @@ def _reflected(fn: Any) -> Any:
     def operator(self: Tensor, other: Any) -> Any:
         if not isinstance(other, _OPERAND_TYPES):
             return NotImplemented
-        return fn(self, other)
+        try:
+            return fn(self, other)
+        except TypeError:
+            return NotImplemented
 
     operator.__name__ = fn.__name__
     return operator
@@ -601,11 +607,44 @@ def tolist(self: Tensor) -> Any:
     return self._data.tolist()
 
 
+# --- autograd (the logic lives in dispatcher/autograd/tensor_api.py and hooks.py) ----------------
 def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
-    if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-        raise RuntimeError("only Tensors of floating point dtype can require gradients")
-    self.requires_grad = requires_grad
-    return self
+    from .autograd.tensor_api import requires_grad_ as impl
+
+    return impl(self, requires_grad)
+
+
+def _factory_requires_grad(result: Tensor) -> Tensor:
+    """``requires_grad=True`` of a factory function (its error says "floating point and complex")."""
+    from .autograd.tensor_api import factory_requires_grad
+
+    return factory_requires_grad(result)
+
+
+def detach_(self: Tensor) -> Tensor:
+    return aten.detach_.default(self)
+
+
+def retain_grad(self: Tensor) -> None:
+    from .autograd.hooks import retain_grad as impl
+
+    impl(self)
+
+
+def _retains_grad(self: Tensor) -> bool:
+    return self._retains_grad
+
+
+def register_hook(self: Tensor, hook: Any) -> Any:
+    from .autograd.hooks import register_hook as impl
+
+    return impl(self, hook)
+
+
+def register_post_accumulate_grad_hook(self: Tensor, hook: Any) -> Any:
+    from .autograd.hooks import register_post_accumulate_grad_hook as impl
+
+    return impl(self, hook)
 
 
 # --- factories on a tensor (new_*) --------------------------------------------------------------
@@ -623,7 +662,7 @@ def _factory_kwargs(dtype: Any, device: Any) -> dict[str, Any]:
 def _new(name: str) -> Any:
     def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
         result = getattr(aten, name).default(self, _size_args(size, name), **_factory_kwargs(dtype, device))
-        return requires_grad_(result) if requires_grad else result
+        return _factory_requires_grad(result) if requires_grad else result
 
     method.__name__ = name
     return method
@@ -632,7 +671,7 @@ def _new(name: str) -> Any:
 def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     result = aten.new_full.default(self, _size_args((size,), "new_full"), fill_value, **_factory_kwargs(dtype, device))
-    return requires_grad_(result) if requires_grad else result
+    return _factory_requires_grad(result) if requires_grad else result
 
 
 def numpy(self: Tensor, *, force: bool = False) -> Any:
@@ -704,6 +743,8 @@ def install() -> None:
         "long": _to_dtype(_dt.int64), "int": _to_dtype(_dt.int32), "short": _to_dtype(_dt.int16),
         "char": _to_dtype(_dt.int8), "byte": _to_dtype(_dt.uint8), "bool": _to_dtype(_dt.bool),
         "item": item, "tolist": tolist, "numpy": numpy, "requires_grad_": requires_grad_,
+        "detach_": detach_, "retain_grad": retain_grad, "register_hook": register_hook,
+        "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
         "new_zeros": _new("new_zeros"), "new_ones": _new("new_ones"), "new_empty": _new("new_empty"),
         "new_full": new_full,
         # operators
@@ -724,5 +765,6 @@ def install() -> None:
     }
     for name, fn in methods.items():
         setattr(T, name, fn)
+    T.retains_grad = property(_retains_grad)
     T.T = property(_T)
     T.mT = property(_mT)

@@ -40,6 +40,7 @@ AUTOGRAD_KEYS_RAW = (
 AUTOGRAD_AND_ADINPLACEORVIEW_RAW = AUTOGRAD_KEYS_RAW | key_bits(DispatchKey.ADInplaceOrView)
 PYTHON_DISPATCHER_RAW = key_bits(DispatchKey.PythonDispatcher)
 PRE_DISPATCH_RAW = key_bits(DispatchKey.PreDispatch)
+PYTHON_RAW = key_bits(DispatchKey.Python)
 
 
 class _DispatchTLS:
@@ -143,6 +144,99 @@ def tls_set_dispatch_key_excluded(key: DispatchKey, excluded: bool) -> None:
 
 def is_python_dispatcher_enabled() -> bool:
     return bool(per_thread.s.included & PYTHON_DISPATCHER_RAW)
+
+
+# ---------------------------------------------------------------------------
+# Dispatch-mode stacks (c10/core/impl/TorchDispatchModeTLS.cpp; the pre-dispatch stack of torch/_ops.py)
+#
+# One list per thread, bottom -> top. "Infra" modes (``_mode_key`` set: FAKE=0, PROXY=1, FUNCTIONAL=2) keep a
+# fixed slot at the bottom in key order whatever the order of entry; other modes stack above them. NB: PyTorch
+# keeps the infra slots in a separate array and lists them first; one list in that order is the same view.
+
+#: Python + PythonTLSSnapshot: in the TLS include set exactly while the mode stack is non-empty
+PYTHON_MODE_KEYS_RAW = key_bits(DispatchKey.Python) | key_bits(DispatchKey.PythonTLSSnapshot)
+_MODE_KEY_NAMES = ("FAKE", "PROXY", "FUNCTIONAL")
+
+
+def _infra_insert(stack: list[Any], mode: Any, key: int) -> None:
+    """Put an infra mode into its slot (after infra modes with a smaller key); one per key."""
+    pos = 0
+    for i, m in enumerate(stack):
+        k = getattr(m, "_mode_key", None)
+        if k is None:
+            break
+        if int(k) == int(key):
+            name = _MODE_KEY_NAMES[int(key)] if 0 <= int(key) < len(_MODE_KEY_NAMES) else str(key)
+            raise RuntimeError(f"trying to set the current {name}, but one already exists")
+        if int(k) < int(key):
+            pos = i + 1
+    stack.insert(pos, mode)
+
+
+def push_dispatch_mode(mode: Any) -> None:
+    """Push onto this thread's TorchDispatchMode stack; the first one turns Python dispatch on."""
+    s = per_thread.s
+    stack = s.dispatch_mode_stack
+    if not stack:
+        s.included |= PYTHON_MODE_KEYS_RAW
+    key = getattr(mode, "_mode_key", None)
+    if key is None:
+        stack.append(mode)
+    else:
+        _infra_insert(stack, mode, key)
+
+
+def pop_dispatch_mode(mode_key: Any = None) -> Any:
+    """Pop the top mode (or the infra mode with ``mode_key``); the last one turns Python dispatch off."""
+    s = per_thread.s
+    stack = s.dispatch_mode_stack
+    if mode_key is None:
+        if not stack:
+            raise RuntimeError("trying to pop from empty mode stack")
+        mode = stack.pop()
+    else:
+        for i, m in enumerate(stack):
+            k = getattr(m, "_mode_key", None)
+            if k is not None and int(k) == int(mode_key):
+                mode = stack.pop(i)
+                break
+        else:
+            name = _MODE_KEY_NAMES[int(mode_key)] if 0 <= int(mode_key) < len(_MODE_KEY_NAMES) else str(mode_key)
+            raise RuntimeError(f"Attempted to unset {name}, but there wasn't one active.")
+    if not stack:
+        s.included &= ~PYTHON_MODE_KEYS_RAW
+    return mode
+
+
+def push_pre_dispatch_mode(mode: Any) -> None:
+    """Push onto this thread's pre-dispatch mode stack; the first one includes PreDispatch in TLS."""
+    s = per_thread.s
+    stack = s.pre_dispatch_mode_stack
+    if not stack:
+        s.included |= PRE_DISPATCH_RAW
+    key = getattr(mode, "_mode_key", None)
+    if key is None:
+        stack.append(mode)
+    else:
+        _infra_insert(stack, mode, key)
+
+
+def pop_pre_dispatch_mode(mode_key: Any = None) -> Any:
+    """Pop the top pre-dispatch mode (or the infra one with ``mode_key``, None if absent); the last one removes
+    PreDispatch from the TLS include set."""
+    s = per_thread.s
+    stack = s.pre_dispatch_mode_stack
+    if mode_key is None:
+        if not stack:
+            raise AssertionError("Trying to pop empty mode stack")
+        mode = stack.pop()
+    else:
+        index = next((i for i, m in enumerate(stack)
+                      if getattr(m, "_mode_key", None) is not None and int(m._mode_key) == int(mode_key)), None)
+        mode = None if index is None else stack.pop(index)
+    if not stack:
+        s.included &= ~PRE_DISPATCH_RAW
+    return mode
 
 
 # ---------------------------------------------------------------------------

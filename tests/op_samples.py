@@ -32,7 +32,7 @@ class T:
     shape: tuple[int, ...]
     dtype: str = "float32"
     layout: str = "contiguous"
-    kind: Any = "normal"  # "normal" | "positive" | "nonzero" | "unit" | ("index", n) | "zeros_some"
+    kind: Any = "normal"  # "normal" | "positive" | "nonzero" | "unit" | ("index", n) | ("unique_index", n) | "zeros_some"
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,8 @@ def _values(spec: T, shape: tuple[int, ...], rng: np.random.Generator) -> np.nda
     kind = spec.kind
     if isinstance(kind, tuple) and kind[0] == "index":
         return np.asarray(rng.integers(0, kind[1], size=shape)).astype(dt)
+    if isinstance(kind, tuple) and kind[0] == "unique_index":  # distinct indices (at most n of them)
+        return rng.permutation(kind[1])[: int(np.prod(shape))].reshape(shape).astype(dt)
     if dt == np.bool_:
         return np.asarray(rng.random(shape) < 0.5)
     if dt.kind == "f":
@@ -415,6 +417,87 @@ def _table() -> list[OpInfo]:
         OpInfo("baddbmm", [S(T((2, 3, 5)), T((2, 3, 4)), T((2, 4, 5))),
                            S(T((5,)), T((2, 3, 4)), T((2, 4, 5)), beta=0.5, alpha=0.25)],
                [S(T((2, 3, 5)), T((2, 3, 4)), T((2, 3, 5)))]),
+        # --- ops autograd formulas call (derivatives_math.py)
+        _un("sgn", bools=True),
+        _un("cosh"), _un("sinh"),
+        OpInfo("isnan", unary(bools=True)),
+        OpInfo("silu_backward", [S(T((3, 4)), T((3, 4))), S(T((3, 4), D, "transposed"), T((3, 4), D)),
+                                 S(T((3, 4)), T((4,), D)), S(T((0, 2)), T((0, 2)))],
+               [S(T((3,), L), T((3,), L)), S(T((3,)), T((4,)))]),
+        OpInfo("masked_fill_.Tensor", [
+            S(T((3, 4)), T((3, 4), B), T(())), S(T((3, 4)), T((4,), B), T((), D)), S(T((3, 4), L), T((3, 1), B), T(())),
+            S(T((4, 3), F, "transposed"), T((), B), T((), L)),
+        ], [S(T((3, 4)), T((3, 4)), T(())), S(T((4,)), T((3, 4), B), T(())), S(T((3, 4)), T((3, 4), B), T((2,)))]),
+        OpInfo("masked_select", [S(T((3, 4)), T((3, 4), B)), S(T((3, 1)), T((4,), B)),
+                                 S(T((4, 3), D, "transposed"), T((3,), B)), S(T(()), T((2,), B)), S(T((0, 2)), T((2,), B))],
+               [S(T((3,)), T((3,))), S(T((3,)), T((4,), B))], meta=False),
+        OpInfo("scatter.src", [
+            S(T((3, 4)), 0, T((2, 4), L, kind=("index", 3)), T((2, 4))),
+            S(T((3, 4)), 1, T((3, 2), L, kind=("index", 4)), T((3, 5))),
+            S(T((4, 3), D, "transposed"), -1, T((2, 3), L, kind=("index", 3)), T((2, 3), D)),
+            S(T((3, 4)), 0, T((0, 4), L), T((2, 4))), S(T(()), 0, T((), L, kind=("index", 1)), T(())),
+            S(T((3, 4), L), 1, T((1, 4), "int32", kind=("index", 4)), T((2, 4), L)),
+        ], [S(T((3, 4)), 0, T((2, 4), kind=("index", 3)), T((2, 4))), S(T((3, 4)), 0, T((2, 4), L), T((2, 4), D)),
+            S(T((3, 4)), 0, T((4,), L, kind=("index", 3)), T((2, 4))), S(T((3, 4)), 2, T((2, 4), L), T((2, 4))),
+            S(T((3, 4)), 0, T((2, 5), L, kind=("index", 3)), T((2, 5))),
+            S(T((3, 4)), 0, T((2, 4), L, kind=("index", 3)), T((1, 4))),
+            S(T((3, 4)), 0, T((2, 4), L, kind=("index", 3)), T((4,))),
+            S(T((3, 4)), 0, T((2, 4), L, kind=("index", 9)), T((2, 4)))]),
+        OpInfo("scatter_.src", [
+            S(T((3, 4)), 0, T((2, 4), L, kind=("index", 3)), T((2, 4))),
+            S(T((4, 3), D, "transposed"), 1, T((4, 2), L, kind=("index", 3)), T((4, 3), D)),
+        ], [S(T((3, 4)), 0, T((2, 4), L), T((2, 4), D)), S(T((3, 4)), 0, T((2, 4), L, kind=("index", 9)), T((2, 4)))]),
+        OpInfo("scatter.value", [
+            S(T((3, 4)), 0, T((2, 4), L, kind=("index", 3)), 2.5), S(T((3, 4), L), 1, T((3, 2), L, kind=("index", 4)), 2.5),
+            S(T((4, 3), D, "transposed"), -1, T((2, 3), L, kind=("index", 3)), -1), S(T((3, 4)), 0, T((0, 4), L), 1.0),
+        ], [S(T((3, 4)), 0, T((2, 4), kind=("index", 3)), 1.0), S(T((3, 4)), 0, T((2, 5), L, kind=("index", 3)), 1.0),
+            S(T((3, 4)), 1, T((2, 4), L, kind=("index", 9)), 1.0)]),
+        OpInfo("scatter_add", [
+            S(T((3, 4)), 0, T((2, 4), L, kind=("index", 3)), T((2, 4))),
+            S(T((3, 4)), 1, T((3, 6), L, kind=("index", 4)), T((3, 6))),
+            S(T((4, 3), D, "transposed"), -1, T((2, 3), L, kind=("index", 3)), T((2, 3), D)),
+            S(T((3, 4), L), 1, T((1, 4), "int32", kind=("index", 4)), T((2, 4), L)),
+        ], [S(T((3, 4)), 0, T((2, 4), L), T((2, 4), D)), S(T((3, 4)), 0, T((2, 4), L, kind=("index", 3)), T((1, 4))),
+            S(T((3, 4)), 0, T((2, 4), L, kind=("index", 9)), T((2, 4)))]),
+        OpInfo("scatter_add_", [
+            S(T((3, 4)), 0, T((5, 4), L, kind=("index", 3)), T((5, 4))),
+            S(T((4, 3), D, "transposed"), 1, T((4, 2), L, kind=("index", 3)), T((4, 3), D)),
+        ], [S(T((3, 4)), 0, T((2, 4), L), T((2, 4), D))]),
+        OpInfo("gather", [
+            S(T((3, 4)), 1, T((3, 2), L, kind=("index", 4))), S(T((3, 4)), 0, T((5, 4), L, kind=("index", 3))),
+            S(T((4, 3), D, "transposed"), -1, T((2, 3), "int32", kind=("index", 3))), S(T((3, 4)), 1, T((0, 2), L)),
+            S(T(()), 0, T((), L, kind=("index", 1))), S(T((3, 4), L), 0, T((2, 2), L, kind=("index", 3))),
+        ], [S(T((3, 4)), 1, T((3, 2), kind=("index", 4))), S(T((3, 4)), 1, T((3, 2), L, kind=("index", 9))),
+            S(T((3, 4)), 0, T((1, 5), L)), S(T((3, 4)), 1, T((2,), L))]),
+        OpInfo("masked_scatter", [
+            S(T((3, 4)), T((3, 4), B), T((12,))), S(T((3, 4)), T((4,), B), T((3, 5))),
+            S(T((4, 3), D, "transposed"), T((3,), B), T((20,), D)), S(T((3,)), T((2, 3), B), T((6,))),
+        ], [S(T((3, 4)), T((3, 4)), T((12,))), S(T((3, 4)), T((3, 4), B), T((12,), D)),
+            S(T((3, 4)), T((3, 4), B), T((2,)))]),
+        OpInfo("masked_scatter_", [
+            S(T((3, 4)), T((3, 4), B), T((12,))), S(T((4, 3), D, "transposed"), T((3,), B), T((20,), D)),
+        ], [S(T((3,)), T((2, 3), B), T((6,))), S(T((3, 4)), T((3, 4), B), T((12,), D))]),
+        OpInfo("masked_scatter_backward", [
+            S(T((3, 4)), T((3, 4), B), [3, 4]), S(T((3, 4)), T((4,), B), [12]), S(T((3, 4)), T((3, 4), B), [4, 5]),
+        ], [S(T((3, 4)), T((3, 4)), [12]), S(T((3, 4)), T((3, 4), B), [2, 2])]),
+        OpInfo("_efficientzerotensor", [S([2, 3], **_factory_kw()), S([0], dtype=DT(L), **_factory_kw()),
+                                        S([], dtype=DT(D), **_factory_kw())], [S([2, -1], **_factory_kw())]),
+        OpInfo("sub.Scalar", [S(T((3, 4)), 2), S(T((3, 4)), 2.5, 2), S(T((3, 4), L), 2.5), S(T((3, 4), L), 3),
+                              S(T((2, 3), D, "transposed"), 1)], [S(T((3,), B), True), S(T((3,), L), 1, 2.5)]),
+        OpInfo("logical_and", binary(kind="zeros_some", scalar=None) + [S(T((3,), B), T((3,), B))],
+               [S(T((2, 3)), T((4,)))]),
+        OpInfo("logical_or", binary(kind="zeros_some", scalar=None) + [S(T((3,), B), T((3,), B))],
+               [S(T((2, 3)), T((4,)))]),
+        OpInfo("logical_and_", [S(T((3, 4)), T((3, 4), kind="zeros_some")), S(T((3, 4), B), T((4,), L, kind="zeros_some")),
+                                S(T((4, 3), L, "transposed"), T((4, 3), B))], [S(T((3,)), T((2, 3)))]),
+        OpInfo("logical_or_", [S(T((3, 4)), T((3, 4), kind="zeros_some")), S(T((3, 4), B), T((4,), L, kind="zeros_some"))],
+               [S(T((3,)), T((2, 3)))]),
+        OpInfo("value_selecting_reduction_backward", [
+            S(T((3,)), 1, T((3,), L, kind=("index", 4)), [3, 4], False),
+            S(T((3, 1), D), 1, T((3, 1), L, kind=("index", 4)), [3, 4], True),
+            S(T((4,)), -2, T((4,), L, kind=("index", 3)), [3, 4], False),
+            S(T(()), 0, T((), L, kind=("index", 1)), [], False),
+        ]),
         # --- views / shapes
         OpInfo("view", [S(T((3, 4)), [4, 3]), S(T((3, 4)), [-1]), S(T((2, 6)), [2, -1, 2]), S(T((3, 4), D), [12, 1]),
                         S(T(()), [1]), S(T((0, 4)), [0, 2, 2]), S(T((4, 3), F, "transposed"), [4, 3, 1])],
@@ -464,6 +547,20 @@ def _table() -> list[OpInfo]:
             S(T((4,)), T((4, 5)), T((4,), L, kind=idx5), T((5,)), 0, -100, T(())),
         ]),
         OpInfo("mse_loss_backward", [S(T(()), T((3, 4)), T((3, 4)), 1), S(T((3, 4)), T((3, 4)), T((3, 4)), 0)]),
+        OpInfo("nll_loss2d_backward", [
+            S(T(()), T((2, 5, 3, 4)), T((2, 3, 4), L, kind=idx5), None, 1, -100, T((), kind="positive")),
+            S(T((2, 3, 4), D), T((2, 5, 3, 4), D), T((2, 3, 4), L, kind=idx5), T((5,), D), 0, -100, T((), D)),
+            S(T(()), T((2, 5, 3, 4)), T((2, 3, 4), L, kind=idx5), T((5,)), 2, 1, T(())),
+        ], [S(T(()), T((2, 5, 3)), T((2, 3, 4), L, kind=idx5), None, 1, -100, T(())),
+            S(T(()), T((2, 5, 3, 4)), T((2, 3, 4), kind=idx5), None, 1, -100, T(())),
+            S(T((2,)), T((2, 5, 3, 4)), T((2, 3, 4), L, kind=idx5), None, 1, -100, T(())),
+            S(T(()), T((2, 5, 3, 4)), T((2, 3, 4), L, kind=idx5), None, 1, -100, T((2,))),
+            S(T(()), T((2, 5, 3, 4), D), T((2, 3, 4), L, kind=idx5), None, 1, -100, T((), D)),
+            S(T(()), T((2, 5, 3, 4)), T((2, 3, 4), L, kind=idx5), T((4,)), 1, -100, T(()))]),
+        OpInfo("native_dropout_backward", [
+            S(T((3, 4)), T((3, 4), B), 2.0), S(T((4, 3), D, "transposed"), T((4, 3), B), 1.25),
+            S(T((3, 4)), T((4,), B), 0.0), S(T((3, 4), L), T((3, 4), B), 2.0),
+        ], [S(T((3, 4)), T((2, 4), B), 2.0)]),
         OpInfo("embedding_dense_backward", [S(T((3, 4)), T((3,), L, kind=idx10), 10, -1, False),
                                             S(T((2, 3, 4)), T((2, 3), L, kind=idx5), 5, 0, False)]),
         OpInfo("empty.memory_format", [S([2, 3], **_factory_kw()), S([0, 4], dtype=DT(L), **_factory_kw()),
@@ -474,6 +571,24 @@ def _table() -> list[OpInfo]:
         OpInfo("_local_scalar_dense", [S(T(())), S(T((), L)), S(T((), B)), S(T((1, 1))), S(T((2,)))], meta=False),
         OpInfo("bernoulli_.float", [S(T((3, 4)), 0.0), S(T((3, 4)), 1.0), S(T((3, 4), D, "transposed"), 1.0)],
                [S(T((3,)), 1.5)]),
+        OpInfo("select_backward", [S(T((4,)), [3, 4], 0, -1), S(T((3,), D), [3, 4], 1, 2), S(T(()), [3], 0, 1)],
+               [S(T((4,)), [3, 4], 0, 3), S(T((4,)), [3, 4], 2, 0), S(T((4,)), [3, 5], 0, 0)]),
+        OpInfo("index_add", [
+            S(T((4, 5)), 0, T((3,), L, kind=("index", 4)), T((3, 5))),
+            S(T((4, 5), D, "transposed"), -1, T((2,), L, kind=idx5), T((4, 2), D), alpha=2),
+            S(T((4, 5), L), 0, T((3,), "int32", kind=("index", 4)), T((3, 5), L), alpha=3),
+            S(T(()), 0, T((1,), L, kind=("index", 1)), T(())),
+        ], [S(T((4, 5)), 0, T((3,), kind=("index", 4)), T((3, 5))),
+            S(T((4, 5)), 0, T((1, 3), L, kind=("index", 4)), T((3, 5))),
+            S(T((4, 5)), 0, T((3,), L, kind=("index", 4)), T((3, 5), D)),
+            S(T((4, 5)), 0, T((3,), L, kind=("index", 4)), T((2, 5))),
+            S(T((4, 5)), 0, T((3,), L, kind=("index", 4)), T((3, 4))),
+            S(T((4, 5)), 2, T((3,), L, kind=("index", 4)), T((3, 5)))]),
+        OpInfo("index_add_", [
+            S(T((4, 5)), 0, T((3,), L, kind=("index", 4)), T((3, 5))),
+            S(T((4, 5), D, "transposed"), 1, T((2,), L, kind=idx5), T((4, 2), D), alpha=0.5),
+        ], [S(T((4, 5)), 0, T((3,), L, kind=("index", 4)), T((3, 5), D)),
+            S(T((4, 5)), 0, T((3,), L, kind=("index", 4)), T((2, 5)))]),
         OpInfo("index_select", [S(T((4, 5)), 0, T((3,), L, kind=("index", 4))), S(T((4, 5)), 1, T((2,), L, kind=idx5)),
                                 S(T((4, 5), D, "transposed"), -1, T((0,), L)), S(T((4,)), 0, T((), L, kind=("index", 4)))],
                [S(T((4, 5)), 0, T((3,), kind=("index", 4))), S(T((4, 5)), 2, T((3,), L, kind=("index", 4))),
@@ -502,6 +617,9 @@ def _table() -> list[OpInfo]:
         OpInfo("mul.Scalar", [S(T((3, 4)), 2), S(T((3, 4), L), 2.5), S(T((3,), B), True)]),
         OpInfo("div.Scalar", [S(T((3, 4)), 2), S(T((3, 4), L), 2), S(T((3, 4), L), 0.5)]),
         OpInfo("div_.Scalar", [S(T((3, 4)), 2), S(T((4, 3), D, "transposed"), 0.5)], [S(T((3, 4), L), 2)]),
+        OpInfo("mul_.Scalar", [S(T((3, 4)), 2), S(T((4, 3), D, "transposed"), 0.5), S(T((3, 4), L), 3),
+                               S(T((3,), B), True)],
+               [S(T((3, 4), L), 2.5), S(T((3,), B), 2)]),
         _un("abs", bad=[S(T((3,), B))]),
         OpInfo("masked_fill.Scalar", [S(T((3, 4)), T((3, 4), B), 0.5), S(T((3, 4), L), T((4,), B), 2),
                                       S(T((4, 3), F, "transposed"), T((3,), B), -1.0), S(T((3,)), T((2, 3), B), 1.0)],
@@ -538,11 +656,20 @@ def _table() -> list[OpInfo]:
                [S(T((5, 4)), 0, 0, 4, 0), S(T((5, 4)), 0, 0, 4, -1), S(T((5, 4)), 3)]),
         OpInfo("alias", [S(T((3, 4))), S(T((4, 3), F, "transposed"))]),
         OpInfo("detach", [S(T((3, 4))), S(T((4, 3), L, "transposed"))]),
+        OpInfo("detach_", [S(T((3, 4))), S(T((4, 3), L, "transposed"))]),
         OpInfo("unbind.int", [S(T((3, 4))), S(T((3, 4)), 1), S(T((0, 2)), 1)], [S(T((3, 4)), 2)]),
         OpInfo("split.Tensor", [S(T((5, 4)), 2), S(T((5, 4)), 3, 1), S(T((5, 4)), 5)], [S(T((5, 4)), 2, 3)]),
         OpInfo("squeeze_.dim", [S(T((3, 1, 4)), 1), S(T((3, 4)), 0), S(T((1,)), -1)], [S(T((3, 4)), 5)]),
         OpInfo("split_with_sizes", [S(T((5, 4)), [2, 3]), S(T((5, 4)), [1, 3], 1), S(T((5, 4), F, "transposed"), [0, 4])],
                [S(T((5, 4)), [2, 2]), S(T((5, 4)), [6, -1])]),
+        OpInfo("slice_backward", [S(T((3, 1)), [3, 4], 1, 1, -1, 2), S(T((2, 4), D), [3, 4], 0, 1, 2**63 - 1, 1),
+                                  S(T((0, 4)), [3, 4], 0, 5, 9, 1)],
+               [S(T((2, 4)), [3, 4], 0, 1, 3, 0), S(T((2, 4)), [3, 4], 0, 0, 1, 1), S(T((2, 4)), [3, 4], 2, 0, 1, 1)]),
+        OpInfo("index_put", [
+            S(T((4, 5)), [T((3,), L, kind=("index", 4))], T((3, 5))),
+            S(T((4, 5), D, "transposed"), [None, T((2,), L, kind=idx5)], T((4, 2), D), True),
+            S(T((4, 5)), [T((3,), L, kind=("index", 4)), T((3,), L, kind=idx5)], T(()), True),
+        ], [S(T((4, 5)), [T((3,), L, kind=("index", 4))], T((3, 5), D))]),
         OpInfo("index_put_", [
             S(T((4, 5)), [T((3,), L, kind=("index", 4))], T((3, 5))),
             S(T((4, 5)), [None, T((2,), L, kind=idx5)], T((4, 2)), True),
@@ -584,6 +711,8 @@ def _table() -> list[OpInfo]:
         OpInfo("new_zeros", [S(T((3, 4)), [2, 3]), S(T((3,), L), [4]), S(T((3,)), [2], dtype=DT(D))]),
         OpInfo("new_ones", [S(T((3, 4)), [2, 3]), S(T((3,), L), [4])]),
         OpInfo("new_empty", [S(T((3, 4)), [2, 3]), S(T((3,), L), [4])], random=True),
+        OpInfo("new_empty_strided", [S(T((3, 4)), [2, 3], [1, 2]), S(T((3,), L), [4], [2]),
+                                     S(T((3,)), [2, 2], [2, 1], dtype=DT(D))], [S(T((3,)), [2, 2], [1])], random=True),
         OpInfo("new_full", [S(T((3, 4)), [2, 3], 5), S(T((3,), L), [4], 2), S(T((3,)), [2], 1, dtype=DT(L))]),
         OpInfo("lift_fresh", [S(T((3, 4))), S(T((4, 3), L, "transposed"))]),
         OpInfo("lift_fresh_copy", [S(T((3, 4))), S(T((4, 3), L, "transposed"))]),

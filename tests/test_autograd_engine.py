@@ -38,27 +38,27 @@ agt = ops.agt
 ORDER: list[str] = []
 
 
-@derivative("mul", "MulBackward0", ("self", "other"), save_inputs=("self", "other"))
+@derivative("agt::mul", "MulBackward0", ("self", "other"), save_inputs=("self", "other"))
 def _mul_backward(ctx, grads, needs):
     ORDER.append("MulBackward0")
     g = grads[0]
     return (agt.mul(g, ctx.other) if needs[0] else None, agt.mul(g, ctx.self) if needs[1] else None)
 
 
-@derivative("add", "AddBackward0", ("self", "other"))
+@derivative("agt::add", "AddBackward0", ("self", "other"))
 def _add_backward(ctx, grads, needs):
     ORDER.append("AddBackward0")
     return (grads[0], grads[0])
 
 
-@derivative("sum", "SumBackward0", ("self",), save_inputs=("self",))
+@derivative("agt::sum", "SumBackward0", ("self",), save_inputs=("self",))
 def _sum_backward(ctx, grads, needs):
     ORDER.append("SumBackward0")
     ones = Tensor._from_numpy(np.ones(ctx.self._shape, np.float32))
     return (agt.scale(ones, float(grads[0]._data)),)
 
 
-@derivative("scale", "ScaleBackward0", ("self",))
+@derivative("agt::scale", "ScaleBackward0", ("self",))
 def _scale_backward(ctx, grads, needs):
     ORDER.append("ScaleBackward0")
     return (agt.scale(grads[0], ctx.factor),)
@@ -197,7 +197,7 @@ def test_leaf_in_place_error():
         return a
 
     _lib.impl("scale_", scale_, "CPU")
-    derivative("scale_", "ScaleBackward0", ("self",))(_scale_backward)
+    derivative("agt::scale_", "ScaleBackward0", ("self",))(_scale_backward)
     register_autograd_kernel(agt.scale_.default)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
         agt.scale_(leaf([1.0]), 2.0)

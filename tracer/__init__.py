@@ -1,5 +1,26 @@
 """tracer: graph capture on top of the dispatcher (graph IR, make_fx, fake tensors, compile()).
 
-Imports ``dispatcher``; never the other way round. Filled in by the make_fx and
-compile() work; empty for now.
+Imports ``dispatcher``; never the other way round. The graph IR (torch.fx's counterpart):
+``Graph`` (graph.py, with the IR's grammar), ``Node`` (node.py), node names (names.py),
+``Graph.lint()`` (lint.py), ``GraphModule`` and code generation (graph_module.py), and a
+small pytree library (pytree.py). make_fx and the proxy mode are added by the tracing work.
 """
+
+from . import pytree
+from .graph import OPCODES, Graph, GraphLintError, Namespace, Node, PyTreeInfo, map_aggregate, map_arg
+from .graph_module import GraphModule, PythonCode, python_code
+
+__all__ = [
+    "OPCODES",
+    "Graph",
+    "GraphLintError",
+    "GraphModule",
+    "Namespace",
+    "Node",
+    "PyTreeInfo",
+    "PythonCode",
+    "map_aggregate",
+    "map_arg",
+    "pytree",
+    "python_code",
+]

@@ -13,6 +13,7 @@ from typing import Any
 from .engine import run_backward
 from .function import DERIVATIVES, Derivative, autograd_kernel, derivative
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node, SavedTensor
 
 
@@ -22,20 +23,41 @@ def _as_tuple(x: Any) -> tuple:
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
 
-def _seeds(outputs: tuple, grad_outputs: Any) -> list[Any]:
-    grads = list(_as_tuple(grad_outputs)) or [None] * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs (got {len(grads)} gradients for "
-                           f"{len(outputs)} tensors)")
-    seeds = []
-    for out, g in zip(outputs, grads):
-        if g is None:
-            if out.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            from ..op_overload import namespace
+def _size(t: Any) -> str:
+    return f"torch.Size([{', '.join(str(s) for s in t._shape)}])"
 
-            g = namespace("aten").ones_like.default(out, pin_memory=False)
+
+def _seeds(outputs: tuple, grad_outputs: Any) -> list[Any]:
+    """The gradients backward starts from (``torch.autograd._make_grads``): checked, or ones for scalars."""
+    from ..tensor import Tensor
+
+    grads = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
+    seeds = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if isinstance(g, Tensor):
+            if tuple(g._shape) != tuple(out._shape):
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g)} and output[{i}] "
+                                   f"has a shape of {_size(out)}.")
+            if out._dtype.is_complex != g._dtype.is_complex:
+                raise RuntimeError("For complex Tensors, both grad_output and output are required to have the same "
+                                   f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g._dtype} and "
+                                   f"output[{i}] has a dtype of {out._dtype}.")
+        elif g is None:
+            if getattr(out, "requires_grad", False):
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not out._dtype.is_floating_point:
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                       f"{out._dtype}")
+                from ..memory_format import preserve_format
+                from ..op_overload import namespace
+
+                g = namespace("aten").ones_like.default(out, pin_memory=False, memory_format=preserve_format)
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         seeds.append(g)
+    if len(seeds) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(seeds)} gradients")
     return seeds
 
 
@@ -48,6 +70,10 @@ def backward(
 ) -> None:
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
     outputs = _as_tuple(tensors)
+    if inputs is not None and not _as_tuple(inputs):
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    for t in _as_tuple(inputs):
+        t.retain_grad()  # as PyTorch's engine does: a non-leaf input gets its .grad filled
     retain = create_graph if retain_graph is None else retain_graph
     run_backward(outputs, _seeds(outputs, grad_tensors), retain, create_graph,
                  inputs=_as_tuple(inputs) or None, accumulate_grad=True)
@@ -75,12 +101,28 @@ def register_autograd_kernel(op: Any) -> None:
     from ..keys import DispatchKey
     from ..library import _register_kernel
 
+    name = op.name().split("::", 1)[1]
+    manual = MANUAL_AUTOGRAD_KERNELS.get(name)
+    if manual is not None:
+        _register_kernel(op, DispatchKey.Autograd, KernelFunction(manual, BOXED, f"registered at {manual.__module__}"))
+        return
     _register_kernel(op, DispatchKey.Autograd,
                      KernelFunction(autograd_kernel, BOXED, "registered at dispatcher/autograd/function.py"))
 
 
+def _detach__kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
+    """detach_'s Autograd kernel (PyTorch's VariableTypeManual): all autograd, nothing dispatched below."""
+    from .tensor_api import detach_
+
+    return detach_(args[0] if args else kwargs["self"])
+
+
+#: ops whose Autograd kernel is hand-written (PyTorch's VariableTypeManual.cpp); they get no ADInplaceOrView kernel
+MANUAL_AUTOGRAD_KERNELS: dict[str, Any] = {"detach_": _detach__kernel}
+
+
 __all__ = [
-    "AccumulateGrad", "DERIVATIVES", "Derivative", "Node", "SavedTensor", "autograd_kernel", "backward",
-    "derivative", "enable_grad", "grad", "is_grad_enabled", "no_grad", "register_autograd_kernel",
-    "set_grad_enabled",
+    "AccumulateGrad", "DERIVATIVES", "Derivative", "GradcheckError", "Node", "SavedTensor", "autograd_kernel",
+    "backward", "derivative", "enable_grad", "grad", "gradcheck", "gradgradcheck", "is_grad_enabled", "no_grad",
+    "register_autograd_kernel", "set_grad_enabled",
 ]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .grad_mode import set_grad_enabled
-from .graph import AccumulateGrad, Node, gradient_edge
+from .graph import AccumulateGrad, Node, gradient_edge, graph_task_exec_info
 
 
 def _aten() -> Any:
@@ -89,6 +89,21 @@ def _expected_shape(node: Node, nr: int) -> tuple[int, ...] | None:
     return tuple(meta[0]) if meta is not None else None
 
 
+def _expandable_to(shape: tuple[int, ...], desired: tuple[int, ...]) -> bool:
+    """``at::is_expandable_to``: ``shape`` broadcasts to ``desired`` (validate_outputs' shape check)."""
+    if len(shape) > len(desired):
+        return False
+    return all(s == 1 or s == d for s, d in zip(reversed(shape), reversed(desired)))
+
+
+def _expected_dtype(node: Node, nr: int) -> Any:
+    """The dtype the gradient for input ``nr`` of ``node`` must have (its forward output's dtype)."""
+    if isinstance(node, AccumulateGrad):
+        return node.variable._dtype
+    meta = node.output_meta[nr] if nr < len(node.output_meta) else None
+    return meta[1] if meta is not None else None
+
+
 def _add(a: Any, b: Any) -> Any:
     if a is None:
         return b
@@ -126,7 +141,8 @@ def run_backward(
             node, nr = gradient_edge(t)
             if node is None:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
-            capture.setdefault((node, nr), k)
+            if not accumulate_grad:  # only autograd.grad returns them (and a kept reference stops stealing)
+                capture.setdefault((node, nr), k)
             targets.add(node)
 
     root_nodes = [n for n, _ in roots]
@@ -135,10 +151,18 @@ def run_backward(
 
     buffers: dict[Node, list[Any]] = {}
 
-    def deliver(node: Node, nr: int, grad: Any) -> None:
+    def deliver(node: Node, nr: int, grad: Any, source: tuple[Node, int] | None = None) -> None:
         expected = _expected_shape(node, nr)
         if expected is not None and grad is not None and tuple(grad._shape) != expected:
+            if source is not None and not _expandable_to(expected, tuple(grad._shape)):
+                raise RuntimeError(
+                    f"Function {source[0].name()} returned an invalid gradient at index {source[1]} - got "
+                    f"{list(grad._shape)} but expected shape compatible with {list(expected)}"
+                )
             grad = sum_to(grad, expected)
+        dtype = _expected_dtype(node, nr) if grad is not None else None
+        if dtype is not None and grad._dtype is not dtype:  # validate_outputs: grad.to(input's dtype)
+            grad = _aten().to.dtype(grad, dtype)
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * max(node.num_outputs, nr + 1)
@@ -156,7 +180,7 @@ def run_backward(
             heapq.heappush(ready, (-node._sequence_nr, next(counter), node))
             queued.add(node)
 
-    with set_grad_enabled(create_graph):
+    with set_grad_enabled(create_graph), graph_task_exec_info(needed):
         while ready:
             _, _, node = heapq.heappop(ready)
             grads = buffers.pop(node, [None] * node.num_outputs)
@@ -192,7 +216,7 @@ def run_backward(
                 if nxt is None:
                     continue
                 if run and i < len(grad_inputs) and grad_inputs[i] is not None:
-                    deliver(nxt, nr, grad_inputs[i])
+                    deliver(nxt, nr, grad_inputs[i], (node, i))
                 deps[nxt] -= 1
                 if deps[nxt] == 0 and nxt not in queued:
                     heapq.heappush(ready, (-nxt._sequence_nr, next(counter), nxt))

@@ -26,8 +26,10 @@ from ..dispatch import redispatch_excluding, resolve_key_set
 from ..keys import DispatchKey
 from ..keyset import BACKEND_MASK as _BACKEND_MASK
 from ..keyset import full_after_bits
+from ..tensor import Tensor
 from ..tls import AUTOGRAD_AND_ADINPLACEORVIEW_RAW, per_thread
-from .graph import Node, gradient_edge, node_class
+from .graph import Node, SavedTensor, _graph_task, gradient_edge, node_class
+from .views import check_inplace, rebase_history, set_history
 
 _AFTER_AUTOGRAD = full_after_bits(DispatchKey.AutogradOther)
 
@@ -44,6 +46,50 @@ class Derivative:
     save_outputs: tuple[int, ...] = ()  #: output indices the formula reads
     non_differentiable_outputs: tuple[int, ...] = ()  #: outputs that never require grad (e.g. indices)
     positions: dict[str, int] = field(default_factory=dict)  #: argument name -> position (filled at bind time)
+    #: argument names of which only the geometry is saved (a ``TensorGeometry``, or a list of them for a
+    #: Tensor[]), as PyTorch saves ``self_sym_sizes`` / ``TensorGeometry(self)`` / ``self.options()``: no
+    #: reference to the tensor and no version check.
+    save_meta: tuple[str, ...] = ()
+    #: in-place ops whose formula reads the value ``self`` had before the op: the indices of the inputs
+    #: whose gradient needs it. When one of them is needed, ``self.clone()`` is saved as ``self`` before
+    #: the op runs (the generated VariableType code's ``original_self``).
+    clone_self_for: tuple[int, ...] = ()
+    #: tensor arguments that must not require grad while grad mode is on (PyTorch's check_no_requires_grad,
+    #: e.g. nll_loss_forward's ``weight``): the op refuses them in the forward
+    no_requires_grad: tuple[str, ...] = ()
+
+
+class TensorGeometry:
+    """Sizes, strides, storage offset, dtype and device of a tensor, without the tensor.
+
+    Corresponds to ATen's ``TensorGeometry`` plus the ``options()`` formulas save. It answers the
+    attributes formulas read (``_shape``, ``_stride``, ``_storage_offset``, ``_dtype``, ``_device``,
+    ``dim()``, ``numel()``), so a formula reads a saved geometry as it would read the tensor.
+    """
+
+    __slots__ = ("_shape", "_stride", "_storage_offset", "_dtype", "_device")
+
+    def __init__(self, t: Any) -> None:
+        self._shape = tuple(t._shape)
+        self._stride = tuple(t._stride)
+        self._storage_offset = t._storage_offset
+        self._dtype = t._dtype
+        self._device = t._device
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+
+def _geometry(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_geometry(v) for v in value]
+    return TensorGeometry(value) if getattr(value, "_key_set", None) is not None else value
 
 
 DERIVATIVES: dict[str, Derivative] = {}
@@ -52,19 +98,25 @@ DERIVATIVES: dict[str, Derivative] = {}
 class BackwardContext:
     """What a backward formula sees: saved values by name, and the op's non-tensor arguments."""
 
-    __slots__ = ("node", "values")
+    # Underscored, so no argument name (``values`` of index_put, ``node``) is shadowed.
+    __slots__ = ("_node", "_values")
 
     def __init__(self, node: Node, values: dict[str, Any]) -> None:
-        self.node = node
-        self.values = values
+        self._node = node
+        self._values = values
+
+    @property
+    def node(self) -> Node:
+        return self._node
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("node", "values"):
+        if name in ("_node", "_values"):
             raise AttributeError(name)
-        if name in self.node.saved:
-            return self.node.unpack(name)
+        node = self._node
+        if name in node.saved:
+            return node.unpack(name)
         try:
-            return self.values[name]
+            return self._values[name]
         except KeyError:
             raise AttributeError(name) from None
 
@@ -91,32 +143,52 @@ def _requires_grad(value: Any) -> bool:
     return bool(getattr(value, "requires_grad", False))
 
 
-_LOCATIONS: dict[Any, tuple[Derivative | None, tuple[Any, ...]]] = {}
+_LOCATIONS: dict[Any, tuple[Derivative | None, tuple[Any, ...], tuple[tuple[Any, str], ...]]] = {}
 
 #: ops whose outputs never carry gradients (derivatives.yaml: non_differentiable / output_differentiability False)
 NON_DIFFERENTIABLE = frozenset({
-    "detach", "lift_fresh", "lift_fresh_copy", "_local_scalar_dense", "argmax", "argmin", "nonzero",
+    "detach", "_local_scalar_dense", "argmax", "argmin", "nonzero",
     "eq.Tensor", "eq.Scalar", "ne.Tensor", "ne.Scalar", "lt.Tensor", "lt.Scalar", "le.Tensor", "le.Scalar",
     "gt.Tensor", "gt.Scalar", "ge.Tensor", "ge.Scalar", "logical_not", "bitwise_not", "bernoulli_.float",
     "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange", "arange.start",
     "arange.start_step", "scalar_tensor", "randn", "rand", "eye", "eye.m", "empty_like", "zeros_like",
     "ones_like", "full_like", "rand_like", "randn_like", "new_zeros", "new_ones", "new_empty", "new_full",
+    "new_empty_strided", "isnan", "logical_and", "logical_and_", "logical_or", "logical_or_", "_efficientzerotensor",
 })
+
+
+def formula_key(op: Any) -> str:
+    """The DERIVATIVES key of an op: "mul.Tensor" for aten ops, the qualified "ns::name.overload" otherwise."""
+    name = op.name()
+    return name[6:] if name.startswith("aten::") else name
 
 
 def _locate(op: Any) -> tuple[Derivative | None, tuple[Any, ...]]:
     """The op's derivative (None: none) and, per differentiable input, its position (int) or keyword (str)."""
     found = _LOCATIONS.get(op)
     if found is None:
-        d = DERIVATIVES.get(op.name().split("::", 1)[1])
+        d = DERIVATIVES.get(formula_key(op))
         positional = [a.name for a in op._schema.arguments if not a.kwarg_only]
         if d is not None:
             names = d.inputs
         else:  # no formula: every tensor argument counts, to detect a needed-but-missing derivative
             names = tuple(a.name for a in op._schema.arguments if a.kind != "other")
         where = tuple(positional.index(n) if n in positional else n for n in names)
-        found = _LOCATIONS[op] = (d, where)
+        refused = tuple(
+            (positional.index(n) if n in positional else n, n) for n in (d.no_requires_grad if d else ())
+        )
+        found = _LOCATIONS[op] = (d, where, refused)
     return found
+
+
+def _check_no_requires_grad(op: Any, args: tuple, kwargs: dict, refused: tuple[tuple[Any, str], ...]) -> None:
+    for w, name in refused:
+        v = _input(args, kwargs, w)
+        if v is not None and getattr(v, "requires_grad", False):
+            raise RuntimeError(
+                f"The function '{op.name().split('::')[-1].split('.')[0]}' is not differentiable with respect to argument "
+                f"'{name}'. This input cannot have requires_grad True."
+            )
 
 
 def _input(args: tuple, kwargs: dict, where: Any) -> Any:
@@ -136,12 +208,19 @@ def autograd_kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
         found = _LOCATIONS.get(op)
         if found is None:
             found = _locate(op)
+        if found[2]:
+            _check_no_requires_grad(op, args, kwargs, found[2])
         n = len(args)
         for w in found[1]:
             v = (args[w] if w < n else None) if w.__class__ is int else kwargs.get(w)
-            if v is not None and (
-                _requires_grad(v) if v.__class__ in (list, tuple) else getattr(v, "requires_grad", False)
-            ):
+            if v is None:
+                continue
+            c = v.__class__
+            if c is Tensor or isinstance(v, Tensor):
+                # Tensor.requires_grad, read without the property call (this loop runs for every op)
+                if v._requires_grad or (v._base is not None and v._base._requires_grad):
+                    return _record(op, ks, args, kwargs, found)
+            elif (c is list or c is tuple) and _requires_grad(v):
                 return _record(op, ks, args, kwargs, found)
     # Below autograd: redispatch_excluding(op, ks, _AFTER_AUTOGRAD, AUTOGRAD_AND_ADINPLACEORVIEW_RAW, ...)
     # written out, because every op call without recording comes through here.
@@ -170,10 +249,9 @@ def autograd_kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
             t.exclude_mask = ~(t.excluded & ~_BACKEND_MASK)
 
 
-def _record(op: Any, ks: int, args: tuple, kwargs: dict, found: tuple[Derivative | None, tuple[Any, ...]]) -> Any:
-    """The slow path: some differentiable input requires grad."""
-    d, where = found
-    needs = tuple(_requires_grad(_input(args, kwargs, w)) for w in where)
+def _record(op: Any, ks: int, args: tuple, kwargs: dict, found: tuple) -> Any:
+    """The slow path: some differentiable input requires grad (and grad mode is on)."""
+    d = found[0]
     if d is None:
         out = _redispatch_below_autograd(op, ks, args, kwargs)
         name = op.name().split("::", 1)[1]
@@ -183,43 +261,147 @@ def _record(op: Any, ks: int, args: tuple, kwargs: dict, found: tuple[Derivative
         ):
             raise NotImplementedError(f"the derivative for '{op.name()}' is not implemented.")
         return out
-    values = _argument_values(op, args, kwargs)
-    is_inplace = op._schema.is_mutable
-    if is_inplace:
-        self_value = values.get("self")
-        if self_value is not None and self_value.requires_grad and self_value.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    edges = []
-    for name, need in zip(d.inputs, needs):
-        edges.append(gradient_edge(values[name]) if need else (None, 0))
-    node = node_class(d.node_name)(edges, None)
-    for name in d.save_inputs:
-        value = values.get(name)
-        if getattr(value, "_key_set", None) is not None:
-            node.save(name, value)
+    plan = _PLANS.get(op)
+    if plan is None or plan.d is not d:
+        plan = _PLANS[op] = _Plan(op, d)
+    n = len(args)
+    written = None  # the tensor an in-place op modifies
+    if plan.written is not None:
+        name, pos, default = plan.written
+        written = (args[pos] if pos < n else default) if pos >= 0 else kwargs.get(name, default)
+        check_inplace(written)
+    needs_list = []
+    edges: list[tuple[Node | None, int]] = []
+    list_lengths: dict[str, int] = {}  # Tensor[] inputs: one edge per tensor, as collect_next_edges
+    for name, pos, default in plan.inputs:
+        v = (args[pos] if pos < n else default) if pos >= 0 else kwargs.get(name, default)
+        if v.__class__ is list or v.__class__ is tuple:
+            need = _requires_grad(v)
+            list_lengths[name] = len(v)
+            edges.extend(gradient_edge(t) if need and _requires_grad(t) else (None, 0) for t in v)
         else:
-            node.saved[name] = value
+            need = getattr(v, "requires_grad", False)
+            edges.append(gradient_edge(v) if need else (None, 0))
+        needs_list.append(need)
+    needs = tuple(needs_list)
+    node = plan.node_cls(edges)
+    saved = node.saved
+    for name, pos, default in plan.saves:
+        v = (args[pos] if pos < n else default) if pos >= 0 else kwargs.get(name, default)
+        saved[name] = SavedTensor(v) if getattr(v, "_key_set", None) is not None else v
+    for name, pos, default in plan.metas:
+        saved[name] = _geometry((args[pos] if pos < n else default) if pos >= 0 else kwargs.get(name, default))
+    if d.clone_self_for and any(needs[i] for i in d.clone_self_for):
+        saved["self"] = SavedTensor(_aten_clone(written))  # a full call: autograd records it too, as in PyTorch
+    values_no_tensors = {}  # what formulas read through ctx besides saved values: the non-tensor arguments
+    for name, pos, default in plan.plain:
+        v = (args[pos] if pos < n else default) if pos >= 0 else kwargs.get(name, default)
+        if getattr(v, "_key_set", None) is None:
+            values_no_tensors[name] = v
     out = _redispatch_below_autograd(op, ks, args, kwargs)
-    outputs = out if isinstance(out, tuple) else (out,)
+    outputs = out if out.__class__ is tuple or out.__class__ is list else (out,)  # Tensor[]: one output per tensor
     node.num_outputs = len(outputs)
     node.output_meta = [(o._shape, o._dtype, o._device) if hasattr(o, "_shape") else None for o in outputs]
-    for i in d.save_outputs:
-        node.save(f"result{i}" if len(outputs) > 1 else "result", outputs[i], is_output=True, output_nr=i)
 
-    def backward(n: Node, grads: list[Any]) -> Sequence[Any]:
-        ctx = BackwardContext(n, values_no_tensors)
-        return d.backward(ctx, grads, needs)
+    def backward(node: Node, grads: list[Any]) -> Sequence[Any]:
+        ctx = BackwardContext(node, values_no_tensors)
+        result = d.backward(ctx, grads, _task_needs(node, needs, d.inputs, list_lengths))
+        if not list_lengths:
+            return result
+        flat: list[Any] = []  # a Tensor[] input's gradients (a list, or None) spread over its edges
+        for name, g in zip(d.inputs, result):
+            k = list_lengths.get(name)
+            if k is None:
+                flat.append(g)
+            else:
+                flat.extend(g if g is not None else [None] * k)
+        return flat
 
-    values_no_tensors = {k: v for k, v in values.items() if getattr(v, "_key_set", None) is None}
     node._backward = backward
-    for i, o in enumerate(outputs):
-        if i in d.non_differentiable_outputs or not hasattr(o, "_shape"):
-            continue
-        if o._dtype.is_floating_point or o._dtype.is_complex:
-            o.grad_fn = node
-            o.requires_grad = True
-            o._output_nr = i
+    if written is not None:
+        if plan.inplace_view:  # squeeze_: self is re-shaped, its history is simply the new node
+            node.output_meta = [(written._shape, written._dtype, written._device)]
+            set_history(written, node, 0)
+        else:
+            rebase_history(written, node)  # a view's base gets a CopySlices (autograd/views.py)
+    else:
+        non_differentiable = d.non_differentiable_outputs
+        for i, o in enumerate(outputs):
+            if i in non_differentiable or not hasattr(o, "_shape"):
+                continue
+            if o._dtype.is_floating_point or o._dtype.is_complex:
+                set_history(o, node, i)
+    # Outputs are saved after they got their history (SavedVariable sees a non-leaf and keeps a detached copy).
+    for i in d.save_outputs:
+        o = outputs[i]
+        saved[f"result{i}" if len(outputs) > 1 else "result"] = SavedTensor(
+            o, True, written is not None and o._base is not None)
     return out
+
+
+class _Plan:
+    """What ``_record`` needs to know about one op, worked out on its first recorded call.
+
+    Arguments are located as (name, position or -1 for keyword-only, schema default).
+    """
+
+    __slots__ = ("d", "inputs", "saves", "metas", "plain", "written", "inplace_view", "node_cls")
+
+    def __init__(self, op: Any, d: Derivative) -> None:
+        self.d = d
+        locs: dict[str, tuple[str, int, Any]] = {}
+        pos = 0
+        for arg in op._schema.arguments:
+            if arg.kwarg_only:
+                locs[arg.name] = (arg.name, -1, arg.default)
+            else:
+                locs[arg.name] = (arg.name, pos, arg.default)
+                pos += 1
+
+        def where(names: Sequence[str]) -> tuple[tuple[str, int, Any], ...]:
+            return tuple(locs.get(name, (name, -1, None)) for name in names)
+
+        self.inputs = where(d.inputs)  #: the differentiable inputs
+        self.saves = where(d.save_inputs)  #: saved as they are (tensors as SavedTensor)
+        self.metas = where(d.save_meta)  #: saved as geometry only
+        #: every argument: those whose value is not a tensor (a number for ``other``, ``alpha``, ``dim``) are
+        #: kept for the formula's ``ctx``
+        self.plain = where([a.name for a in op._schema.arguments])
+        #: the argument an in-place op writes (``self``), or None
+        written = next((a.name for a in op._schema.arguments
+                        if a.alias_info is not None and a.alias_info.is_write and not a.kwarg_only), None)
+        self.written = None if written is None else locs[written]
+        #: in-place *view* ops (``squeeze_``) change self's geometry, not its values
+        self.inplace_view = "inplace_view" in (getattr(op, "tags", None) or ())
+        self.node_cls = node_class(d.node_name)
+
+
+_PLANS: dict[Any, _Plan] = {}
+
+
+def _task_needs(node: Node, needs: tuple[bool, ...], inputs: tuple[str, ...], list_lengths: dict[str, int]
+                ) -> tuple[bool, ...]:
+    """``needs`` narrowed to what the running backward pass uses (``task_should_compute_output``).
+
+    With ``inputs=`` (``autograd.grad``, ``backward(inputs=...)``) only the edges leading to
+    them are computed, as in PyTorch, so a formula skips the gradients nobody asked for.
+    """
+    needed = _graph_task.needed
+    if needed is None:
+        return needs
+    out = []
+    edge = 0
+    for name, need in zip(inputs, needs):
+        k = list_lengths.get(name, 1)
+        out.append(need and any(node.next_functions[j][0] in needed for j in range(edge, edge + k)))
+        edge += k
+    return tuple(out)
+
+
+def _aten_clone(t: Any) -> Any:
+    from ..op_overload import namespace
+
+    return namespace("aten").clone.default(t)
 
 
 def derivative(
@@ -229,13 +411,22 @@ def derivative(
     save_inputs: Sequence[str] = (),
     save_outputs: Sequence[int] = (),
     non_differentiable_outputs: Sequence[int] = (),
+    save_meta: Sequence[str] = (),
+    clone_self_for: Sequence[int] = (),
+    no_requires_grad: Sequence[str] = (),
 ) -> Callable[[Callable[..., Sequence[Any]]], Callable[..., Sequence[Any]]]:
-    """Decorator registering ``fn(ctx, grads, needs)`` as the derivative of ``op_name``."""
+    """Decorator registering ``fn(ctx, grads, needs)`` as the derivative of ``op_name``
+    ("mul.Tensor" for an aten op, "mylib::scale" for an op of another namespace).
+
+    A Tensor[] input (``cat``'s ``tensors``) gets one edge per tensor; its formula returns a list of
+    gradients for it (or None). A Tensor[] output (``unbind``) gives the node one output per tensor.
+    """
 
     def register(fn: Callable[..., Sequence[Any]]) -> Callable[..., Sequence[Any]]:
         DERIVATIVES[op_name] = Derivative(
             op_name, node_name, tuple(inputs), fn, tuple(save_inputs), tuple(save_outputs),
-            tuple(non_differentiable_outputs),
+            tuple(non_differentiable_outputs), save_meta=tuple(save_meta), clone_self_for=tuple(clone_self_for),
+            no_requires_grad=tuple(no_requires_grad),
         )
         return fn
 

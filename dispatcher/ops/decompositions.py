@@ -648,3 +648,21 @@ def nll_loss2d_forward(self: Tensor, target: Tensor, weight: Tensor | None, redu
 
 impl("squeeze_.dim", "CompositeExplicitAutograd")(squeeze__dim)
 impl("nll_loss2d_forward", "CPU", "Meta")(nll_loss2d_forward)
+
+
+# --- value_selecting_reduction_backward (ReduceOps.cpp) -----------------------------------------------
+
+
+@impl("value_selecting_reduction_backward", "CompositeImplicitAutograd")
+def value_selecting_reduction_backward(grad: Tensor, dim: int, indices: Tensor, sizes: Any, keepdim: bool) -> Tensor:
+    """The backward of max.dim / min.dim / sort ...: put each gradient at its index along ``dim``, zeros elsewhere.
+
+    With a dispatch mode (or a tensor subclass) the scatter is out of place, else in place into the zeros.
+    """
+    if not keepdim and len(sizes) > 0:
+        grad = _op("unsqueeze")(grad, dim)
+        indices = _op("unsqueeze")(indices, dim)
+    grad_in = _op("new_zeros")(grad, list(sizes))
+    if is_tensor_subclass_like(grad) or is_tensor_subclass_like(indices):
+        return _op("scatter.src")(grad_in, dim, indices, grad)
+    return _op("scatter_.src")(grad_in, dim, indices, grad)

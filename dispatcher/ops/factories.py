@@ -456,6 +456,14 @@ def new_empty(self, size, *, dtype=None, layout=None, device=None, pin_memory=No
     return _new(self, size, dtype, device)
 
 
+# NB: PyTorch registers Meta and CompositeExplicitAutogradNonFunctional (which also fills the CPU slot).
+@impl("new_empty_strided", "CPU", "Meta", "CompositeExplicitAutogradNonFunctional")
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    dt = self._dtype if dtype is None else _dt.from_code(dtype)
+    dev = self._device if device is None else as_device(device)
+    return empty_strided(size, stride, dtype=dt, device=dev)
+
+
 @impl("new_zeros", "CompositeExplicitAutograd")
 def new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     return _new(self, size, dtype, device)
@@ -482,3 +490,13 @@ register_backend_select(
     "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange", "arange.start", "arange.start_step",
     "scalar_tensor", "randn", "rand", "eye", "eye.m", "to.dtype_layout",
 )
+
+
+@impl("_efficientzerotensor", "CPU", "Meta")
+def _efficientzerotensor(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    """Zeros. NB: PyTorch's result carries the ZeroTensor key (no storage; ops treat it as zeros); ours is a plain
+    zero-filled tensor, which gives the same values everywhere."""
+    return _empty(check_size_nonnegative(size), factory_dtype(dtype), device)
+
+
+register_backend_select("_efficientzerotensor")

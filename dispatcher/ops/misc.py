@@ -569,3 +569,331 @@ def index_put_impl_(
 @impl("index_put_", "CompositeExplicitAutograd")
 def index_put_(self: Tensor, indices: list[Any], values: Tensor, accumulate: bool = False) -> Tensor:
     return aten._index_put_impl_.default(self, indices, values, accumulate, False)
+
+
+@impl("index_put", "CompositeExplicitAutograd")
+def index_put(self: Tensor, indices: list[Any], values: Tensor, accumulate: bool = False) -> Tensor:
+    """The out-of-place index_put: a clone of ``self`` (preserve format) written by ``index_put_``."""
+    return aten.index_put_.default(aten.clone.default(self), indices, values, accumulate)
+
+
+# --- index_add (TensorAdvancedIndexing.cpp): checks in PyTorch's order ---------------------------------------
+
+
+def _index_add_checks(self: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
+    dim = wrap_dim(dim, max(len(self._shape), 1))
+    if len(index._shape) > 1:
+        raise IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {len(index._shape)} with type: "
+            f"{scalar_type_name(index._dtype)} and size: {list(index._shape)}"
+        )
+    if index._dtype.name not in ("int32", "int64"):
+        raise RuntimeError(
+            f"index_add_(): Expected dtype int32/int64 for index but got: {scalar_type_name(index._dtype)}"
+        )
+    if self._dtype is not source._dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({scalar_type_name(self._dtype)}) and source ({scalar_type_name(source._dtype)}) "
+            "must have the same scalar type"
+        )
+    source_size = source._shape[dim] if source._shape and dim < len(source._shape) else 1
+    if index.numel() != source_size:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+            f"({source_size}), for dim: {dim}"
+        )
+    same = len(self._shape) == len(source._shape) and all(
+        a == b for d, (a, b) in enumerate(zip(self._shape, source._shape)) if d != dim
+    )
+    if not same and not (self._shape == () and source._shape == ()):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape "
+            f"= {list(self._shape)} source.shape = {list(source._shape)}"
+        )
+    return dim
+
+
+def _index_add_into(out: np.ndarray, dim: int, index: Tensor, source: Tensor, alpha: Any, dtype: Any) -> None:
+    idx = index._data.reshape(-1).astype(np.int64)
+    size = out.shape[dim] if out.ndim else 1
+    bad = (idx < 0) | (idx >= size)
+    if bad.any():
+        raise RuntimeError(f"index {int(idx[bad][0])} is out of bounds for dimension {dim} with size {size}")
+    src = source._data
+    if alpha != 1:
+        a = alpha if dtype.is_floating_point or dtype.is_complex else int(alpha)
+        src = (src * a).astype(dtype.np_dtype) if dtype is not _dt.bool else np.logical_and(src, bool(a))
+    if out.ndim == 0:
+        out[...] = np.logical_or(out, src) if dtype is _dt.bool else out + src
+        return
+    view = np.moveaxis(out, dim, 0)
+    if dtype is _dt.bool:
+        np.logical_or.at(view, idx, np.moveaxis(src, dim, 0))
+    else:
+        np.add.at(view, idx, np.moveaxis(src, dim, 0))
+
+
+@impl("index_add", "CPU", "Meta")
+def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    dim = _index_add_checks(self, dim, index, source)
+    meta = TensorMeta(self._shape, contiguous_strides(self._shape), self._dtype)
+
+    def compute() -> np.ndarray:
+        out = np.array(self._data, order="C")
+        _index_add_into(out, dim, index, source, alpha, self._dtype)
+        return out
+
+    return materialize(meta, compute, _output_device(self, index, source))
+
+
+@impl("index_add_", "CPU", "Meta")
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    dim = _index_add_checks(self, dim, index, source)
+    if self._data is not None and index._data is not None and source._data is not None:
+        _index_add_into(self._data, dim, index, source, alpha, self._dtype)
+    return self
+
+
+# --- masked_select / masked_scatter / gather / scatter (TensorAdvancedIndexing.cpp, ScatterGatherChecks.h) ----
+
+MASKED_SELECT_META_MESSAGE = (
+    "aten::masked_select: attempted to run this operator with Meta tensors, but there was no fake impl or Meta "
+    "kernel registered. You may have run into this message while using an operator with PT2 compilation APIs "
+    "(torch.compile/torch.export); in order to use this operator with those APIs you'll need to add a fake impl. "
+    "Please see the following for next steps:  https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html"
+)
+
+
+def _check_bool_mask(mask: Tensor, message: str) -> None:
+    if mask._dtype is not _dt.bool:
+        raise RuntimeError(message)
+
+
+@impl("masked_select", "CPU")
+def masked_select(self: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``self`` (broadcast with ``mask``) where ``mask`` is True, in row-major order, 1-D."""
+    _check_bool_mask(mask, "masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(mask._shape, self._shape)
+    values = np.broadcast_to(self._data, shape)[np.broadcast_to(mask._data, shape)]
+    return materialize(TensorMeta(values.shape, contiguous_strides(values.shape), self._dtype), values, self)
+
+
+@impl("masked_select", "Meta")
+def masked_select_meta(self: Tensor, mask: Tensor) -> Tensor:
+    raise NotImplementedError(MASKED_SELECT_META_MESSAGE)
+
+
+def _masked_scatter_checks(self: Tensor, mask: Tensor, source: Tensor) -> None:
+    _check_bool_mask(mask, f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{scalar_type_name(mask._dtype)}")
+    if self._dtype is not source._dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{scalar_type_name(self._dtype)} and {scalar_type_name(source._dtype)}")
+
+
+def _masked_scatter_into(out: np.ndarray, mask: np.ndarray, source: Tensor) -> None:
+    """Write ``source``'s leading elements, in order, where ``mask`` (broadcast to ``out``) is True."""
+    where = np.broadcast_to(mask, out.shape)
+    count = int(where.sum())
+    flat = np.asarray(source._data).reshape(-1)
+    if flat.size < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    out[where] = flat[:count]
+
+
+@impl("masked_scatter_", "CPU", "Meta")
+def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    _masked_scatter_checks(self, mask, source)
+    if len(mask._shape) > len(self._shape):  # mask.expand(self.sizes()) in C++, which names the type "CPUBoolType"
+        backend = "Meta" if mask._device.type == "meta" else "CPU"
+        raise RuntimeError(
+            f"expand({backend}{scalar_type_name(mask._dtype)}Type{{{list(mask._shape)}}}, size={list(self._shape)}): "
+            f"the number of sizes provided ({len(self._shape)}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({len(mask._shape)})"
+        )
+    infer_expand_geometry(mask._shape, mask._stride, list(self._shape))
+    if self._data is not None and mask._data is not None and source._data is not None:
+        _masked_scatter_into(self._data, mask._data, source)
+    return self
+
+
+@impl("masked_scatter", "CompositeExplicitAutograd")
+def masked_scatter(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """Out of place: self and mask broadcast together, a contiguous copy, then filled as ``masked_scatter_``."""
+    _masked_scatter_checks(self, mask, source)
+    shape = broadcast_shapes(mask._shape, self._shape)
+    meta = TensorMeta(shape, contiguous_strides(shape), self._dtype)
+
+    def compute() -> np.ndarray:
+        out = np.array(np.broadcast_to(self._data, shape), order="C")
+        _masked_scatter_into(out, mask._data, source)
+        return out
+
+    return materialize(meta, compute, _output_device(self, mask, source))
+
+
+@impl("masked_scatter_backward", "CompositeExplicitAutograd")
+def masked_scatter_backward(grad_output: Tensor, mask: Tensor, sizes: list[int]) -> Tensor:
+    """``grad_output[mask]`` padded with zeros to ``prod(sizes)`` elements, viewed as ``sizes``."""
+    _check_bool_mask(mask, "masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(mask._shape, grad_output._shape)
+    numel = math.prod(sizes)
+    sizes = [int(s) for s in sizes]
+    if grad_output._data is None or mask._data is None:
+        selected = None
+        n = numel
+    else:
+        selected = np.broadcast_to(grad_output._data, shape)[np.broadcast_to(mask._data, shape)]
+        n = max(numel, selected.size)
+    if n != numel:
+        raise RuntimeError(f"shape '{sizes}' is invalid for input of size {n}")
+    meta = TensorMeta(tuple(sizes), contiguous_strides(tuple(sizes)), grad_output._dtype)
+    if selected is None:
+        return materialize(meta, None, _output_device(grad_output, mask))
+    values = np.zeros(numel, grad_output._dtype.np_dtype)
+    values[: selected.size] = selected
+    return materialize(meta, values.reshape(sizes), grad_output)
+
+
+def _nonempty_size(t: Tensor, d: int) -> int:
+    """``ensure_nonempty_size``: 1 for a 0-dim tensor, else ``size(d)`` (which wraps and range-checks d)."""
+    return 1 if not t._shape else t._shape[wrap_dim(d, len(t._shape))]
+
+
+def _check_index_dtype(method: str, index: Tensor) -> None:
+    if index.numel() != 0 and index._dtype.name not in ("int32", "int64"):
+        raise RuntimeError(f"{method}(): Expected dtype int32/int64 for index")
+
+
+def _scatter_checks(self: Tensor, dim: int, index: Tensor, src: Tensor | None) -> int:
+    """scatter's meta checks (``scatter_gather_dtype_check``, ``scatter_shape_check``); returns the wrapped dim."""
+    dim = wrap_dim(dim, len(self._shape))
+    _check_index_dtype("scatter", index)
+    if src is not None and self._dtype is not src._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if index.numel() == 0:
+        return dim
+    self_dims = max(len(self._shape), 1)
+    if self_dims != max(len(index._shape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    wrong = any(d != dim and _nonempty_size(index, d) > _nonempty_size(self, d) for d in range(self_dims))
+    if src is None:
+        if wrong:
+            raise RuntimeError(f"Expected index {list(index._shape)} to be no larger than self {list(self._shape)} "
+                               f"apart from dimension {dim}")
+        return dim
+    if not wrong:
+        wrong = any(_nonempty_size(index, d) > _nonempty_size(src, d) for d in range(self_dims))
+    if max(len(src._shape), 1) != max(len(index._shape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if wrong:
+        raise RuntimeError(
+            f"Expected index {list(index._shape)} to be no larger than self {list(self._shape)} apart from "
+            f"dimension {dim} and to be no larger size than src {list(src._shape)}"
+        )
+    return dim
+
+
+def _index_targets(index: Tensor, dim: int, size: int) -> tuple[tuple, tuple]:
+    """For each position of ``index`` (C order): its own coordinates, and the ones with ``dim`` replaced by the index.
+
+    PyTorch's CPU kernels check every index against ``size`` (the indexed tensor's size along ``dim``).
+    """
+    idx = np.asarray(index._data).astype(np.int64).reshape(index._shape or (1,))
+    bad = (idx < 0) | (idx >= size)
+    if bad.any():
+        raise RuntimeError(f"index {int(idx[bad][0])} is out of bounds for dimension {dim} with size {size}")
+    positions = np.indices(idx.shape).reshape(idx.ndim, -1)
+    targets = positions.copy()
+    targets[dim] = idx.reshape(-1)
+    return tuple(positions), tuple(targets)
+
+
+def _scatter_into(out: np.ndarray, dim: int, index: Tensor, src: Any, accumulate: bool = False) -> None:
+    """``out[..., index[i], ...] = src[i]`` (or ``+=``) over index's positions, in C order (the last write wins)."""
+    if index.numel() == 0:
+        return
+    positions, targets = _index_targets(index, dim, out.shape[dim] if out.ndim else 1)
+    view = out.reshape(out.shape or (1,))
+    if isinstance(src, Tensor):
+        values = np.asarray(src._data).reshape(src._shape or (1,))[positions]
+    else:
+        values = src
+    if accumulate:
+        np.add.at(view, targets, values)
+    else:
+        view[targets] = values
+
+
+def _scatter_out(self: Tensor, dim: int, index: Tensor, src: Any, accumulate: bool = False) -> Tensor:
+    """The out-of-place scatters: a contiguous copy of self, then scattered into."""
+    meta = TensorMeta(self._shape, contiguous_strides(self._shape), self._dtype)
+
+    def compute() -> np.ndarray:
+        out = np.array(self._data, order="C")
+        _scatter_into(out, dim, index, src, accumulate)
+        return out
+
+    tensors = (self, index) + ((src,) if isinstance(src, Tensor) else ())
+    return materialize(meta, compute, _output_device(*tensors))
+
+
+def _scatter_inplace(self: Tensor, dim: int, index: Tensor, src: Any, accumulate: bool = False) -> Tensor:
+    if self._data is not None and index._data is not None and getattr(src, "_data", 0) is not None:
+        _scatter_into(self._data, dim, index, src, accumulate)
+    return self
+
+
+def _scalar_as(value: Any, dt: _dt.dtype) -> Any:
+    """A Scalar converted to the tensor's dtype as a C++ static_cast would (2.5 -> 2 for an integer tensor)."""
+    with np.errstate(all="ignore"):
+        return np.array(value).astype(dt.np_dtype)
+
+
+@impl("scatter.src", "CPU", "Meta")
+def scatter_src(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return _scatter_out(self, _scatter_checks(self, dim, index, src), index, src)
+
+
+@impl("scatter_.src", "CPU", "Meta")
+def scatter__src(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return _scatter_inplace(self, _scatter_checks(self, dim, index, src), index, src)
+
+
+@impl("scatter.value", "CPU", "Meta")
+def scatter_value(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    return _scatter_out(self, _scatter_checks(self, dim, index, None), index, _scalar_as(value, self._dtype))
+
+
+@impl("scatter_add", "CPU", "Meta")
+def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return _scatter_out(self, _scatter_checks(self, dim, index, src), index, src, accumulate=True)
+
+
+@impl("scatter_add_", "CPU", "Meta")
+def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return _scatter_inplace(self, _scatter_checks(self, dim, index, src), index, src, accumulate=True)
+
+
+@impl("gather", "CPU", "Meta")
+def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i] = self[..., index[i], ...]``: index's shape, contiguous."""
+    dim = wrap_dim(dim, len(self._shape))
+    _check_index_dtype("gather", index)
+    self_dims = max(len(self._shape), 1)
+    if self_dims != max(len(index._shape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d in range(self_dims):
+        if d != dim and _nonempty_size(index, d) > _nonempty_size(self, d):
+            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index._shape)} to be no "
+                               f"larger than self {list(self._shape)} apart from dimension {dim}")
+    meta = TensorMeta(index._shape, contiguous_strides(index._shape), self._dtype)
+
+    def compute() -> np.ndarray:
+        out = np.zeros(index._shape, self._dtype.np_dtype)
+        if index.numel():
+            positions, targets = _index_targets(index, dim, self._shape[dim] if self._shape else 1)
+            out.reshape(index._shape or (1,))[positions] = np.asarray(self._data).reshape(self._shape or (1,))[targets]
+        return out
+
+    return materialize(meta, compute, _output_device(self, index))

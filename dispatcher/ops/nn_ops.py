@@ -31,6 +31,7 @@ from .meta_utils import (
     preserve_format_strides,
     wrap_dim,
 )
+from .pointwise import iter_meta
 from .reductions import is_meta, not_implemented, scalar_type_name
 
 aten = namespace("aten")
@@ -341,13 +342,13 @@ def _check_reduction(reduction: int) -> None:
 
 @impl("mse_loss", "CPU", "Meta")
 def mse_loss(self: Tensor, target: Tensor, reduction: int = REDUCTION_MEAN) -> Tensor:
-    shape = broadcast_shapes(self._shape, target._shape)
+    broadcast_shapes(self._shape, target._shape)  # the shape check (PyTorch's error) comes first
     d = _dt.result_type(self, target)
     _check_reduction(reduction)
     if not _is_float(d) and not is_meta(self):
         raise not_implemented("mse_cpu", d)
     if reduction == REDUCTION_NONE:
-        meta = TensorMeta(shape, elementwise_strides(shape, (self, target)), d)
+        meta = iter_meta((self, target), d)  # inputs cast to d first, as TensorIterator does on CPU
     else:
         meta = TensorMeta((), (), d)
 
@@ -520,6 +521,110 @@ def _dim0_size(t: Tensor) -> int:
     if t.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     return t._shape[0]
+
+
+# nll_loss2d_backward: LossNLL2d.cpp's checks in its order on CPU; on Meta, PyTorch runs the Python
+# decomposition (torch/_decomp), whose checks raise AssertionError.
+def _nll2d_meta_checks(self: Tensor, target: Tensor, total_weight: Tensor) -> None:
+    if self.dim() != 4:
+        raise AssertionError(
+            f"only batches of spatial inputs supported (4D tensors), but got input of dimension: {self.dim()}"
+        )
+    if target.dim() != 3:
+        raise AssertionError(
+            f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {target.dim()}"
+        )
+    s, t = self._shape, target._shape
+    if not (s[0] == t[0] and s[2] == t[1] and s[3] == t[2]):
+        raise AssertionError(f"size mismatch (got input: torch.Size({list(s)}), target: torch.Size({list(t)})")
+    if total_weight.numel() != 1:
+        raise AssertionError(
+            f"expected total_weight to be a single element tensor, got: torch.Size({list(total_weight._shape)}) "
+            f"( {total_weight.numel()}, elements)"
+        )
+
+
+@impl("nll_loss2d_backward", "CPU", "Meta")
+def nll_loss2d_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None,
+    reduction: int,
+    ignore_index: int,
+    total_weight: Tensor,
+) -> Tensor:
+    d = self._dtype
+    if is_meta(self):
+        _nll2d_meta_checks(self, target, total_weight)
+        return materialize(TensorMeta(self._shape, contiguous_strides(self._shape), d), None, self)
+    if target._dtype not in (_dt.int64, _dt.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type_name(target._dtype)}")
+    if target.dim() != 3:
+        raise RuntimeError(
+            f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {target.dim()}"
+        )
+    if self.dim() != 4:
+        raise RuntimeError(
+            f"only batches of spatial inputs supported (4D tensors), but got input of dimension: {self.dim()}"
+        )
+    n, c, h, w = self._shape
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (n, h, w) != tuple(target._shape):
+        raise RuntimeError(f"size mismatch (got input: {list(self._shape)} , target: {list(target._shape)}")
+    from ..tensor import _is_contiguous
+
+    if not _is_contiguous(self._shape, preserve_format_strides(self)):  # grad_input is empty_like(input)
+        raise RuntimeError("grad_input must be contiguous")
+    if total_weight.numel() != 1:
+        raise RuntimeError(
+            f"expected total_weight to be a single element tensor, got: {list(total_weight._shape)} "
+            f"({total_weight.numel()} elements)"
+        )
+    if not _is_float(d):
+        raise not_implemented("nll_loss2d_backward_out_frame", d)
+    for t in (grad_output, weight, total_weight):
+        if t is not None and t._dtype is not d:
+            raise _expected_scalar_type(d, t._dtype)
+    if reduction == REDUCTION_NONE:
+        if tuple(grad_output._shape) != (n, h, w):
+            raise RuntimeError(
+                f"size mismatch (got grad_output: {list(grad_output._shape)} target: {list(target._shape)}"
+            )
+    elif not (grad_output.dim() <= 1 and grad_output.numel() == 1):
+        raise RuntimeError(f"Expected a single element grad_output tensor, but got: {list(grad_output._shape)}")
+    meta = TensorMeta(self._shape, contiguous_strides(self._shape), d)
+
+    def compute() -> np.ndarray:
+        cd = d.np_dtype
+        t = target._data.astype(np.int64)
+        keep = t != ignore_index
+        bad = keep & ((t < 0) | (t >= c))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+        tt = np.where(keep, t, 0)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if reduction == REDUCTION_NONE:
+                g = grad_output._data.astype(cd)
+            else:
+                g = np.full((n, h, w), grad_output._data.reshape(()).astype(cd))
+                if reduction == REDUCTION_MEAN:
+                    g = g / total_weight._data.reshape(()).astype(cd)
+            wv = weight._data.astype(cd)[tt] if weight is not None else np.ones((n, h, w), cd)
+            vals = np.where(keep, -(wv * g), cd.type(0))
+        grad = np.zeros((n, c, h, w), cd)
+        nn_, hh, ww = np.nonzero(keep)
+        grad[nn_, tt[nn_, hh, ww], hh, ww] = vals[nn_, hh, ww]
+        return grad
+
+    return materialize(meta, compute, self)
+
+
+@impl("native_dropout_backward", "CPU", "Meta")
+def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> Tensor:
+    """``grad_output * mask * scale``, as Dropout.cpp computes it (TensorIterator promotion and strides)."""
+    return aten.mul.Tensor(aten.mul.Tensor(grad_output, mask), scale)
 
 
 # --- embedding ----------------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ def binary_meta(a: Any, b: Any, dtype: _dt.dtype | None = None, common: _dt.dtyp
     ``common`` is the dtype the inputs are computed in (default: their promoted dtype); on CPU,
     PyTorch converts an input of another dtype first, which can change its layout.
     """
-    if type(b) is Tensor and type(a) is Tensor and a._shape == b._shape and a._contiguous and b._contiguous:
+    if isinstance(b, Tensor) and isinstance(a, Tensor) and a._shape == b._shape and a._contiguous and b._contiguous:
         # The common case: same shape, both contiguous.
         if dtype is None:
             dtype = a._dtype if a._dtype is b._dtype else _dt.result_type(a, b)
@@ -334,6 +334,11 @@ def div__scalar(self: Tensor, other: Any) -> Tensor:
     return div__tensor(self, other)
 
 
+@impl("mul_.Scalar", "CompositeExplicitAutograd")
+def mul__scalar(self: Tensor, other: Any) -> Tensor:
+    return mul__tensor(self, other)
+
+
 def _int_div(a: np.ndarray, b: np.ndarray, mode: str) -> np.ndarray:
     """C-style (trunc) or floor integer division; PyTorch raises on a zero divisor."""
     if np.broadcast(a, b).size and np.any(b == 0):
@@ -447,6 +452,8 @@ sqrt = impl("sqrt", "CPU", "Meta")(_unary_float("sqrt", np.sqrt))
 rsqrt = impl("rsqrt", "CPU", "Meta")(_unary_float("rsqrt", _rsqrt))
 reciprocal = impl("reciprocal", "CPU", "Meta")(_unary_float("reciprocal", _reciprocal))
 erf = impl("erf", "CPU", "Meta")(_unary_float("erf", _erf))
+cosh = impl("cosh", "CPU", "Meta")(_unary_float("cosh", np.cosh))
+sinh = impl("sinh", "CPU", "Meta")(_unary_float("sinh", np.sinh))
 
 
 @impl("neg", "CPU", "Meta")
@@ -880,3 +887,87 @@ def masked_fill_scalar(self: Tensor, mask: Tensor, value: Any) -> Tensor:
 @impl("masked_fill.Tensor", "CompositeExplicitAutograd")
 def masked_fill_tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
     return _masked_fill(self, mask, value)
+
+
+# --- ops autograd formulas call: sgn, isnan, logical and/or, sub.Scalar, silu_backward, masked_fill_.Tensor ------
+
+
+@impl("sgn", "CPU", "Meta")
+def sgn(self: Tensor) -> Tensor:
+    """The sign (-1, 0, 1; bool stays bool, NaN gives 0 as PyTorch's ``(0 < x) - (x < 0)``)."""
+
+    def compute() -> Any:
+        x = self._data
+        if self._dtype is _bool:
+            return x.copy()
+        if self._dtype.is_complex:
+            mag = np.abs(x)
+            return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag))
+        return (np.greater(x, 0).astype(x.dtype) - np.less(x, 0).astype(x.dtype)).astype(x.dtype)
+
+    return _run(unary_meta(self), self, compute)
+
+
+@impl("isnan", "CPU", "Meta")
+def isnan(self: Tensor) -> Tensor:
+    def compute() -> Any:
+        if self._dtype.is_floating_point or self._dtype.is_complex:
+            return np.isnan(self._data)
+        return np.zeros(self._shape, np.bool_)
+
+    return _run(unary_meta(self, _bool), self, compute)
+
+
+def _logical(fn: Any) -> Callable[[Tensor, Tensor], Tensor]:
+    def logical(self: Tensor, other: Tensor) -> Tensor:
+        meta = binary_meta(self, other, _bool, _dt.result_type(self, other))
+        return _run(meta, self, lambda: fn(np_operand(self, _bool), np_operand(other, _bool)))
+
+    def logical_(self: Tensor, other: Tensor) -> Tensor:
+        meta = binary_meta(self, other, _bool)
+        check_inplace(self, meta.shape, self._dtype)
+        if self._data is not None:
+            self._data[...] = fn(np_operand(self, _bool), np_operand(other, _bool))
+        return self
+
+    return logical, logical_
+
+
+for _name, _fn in (("logical_and", np.logical_and), ("logical_or", np.logical_or)):
+    _out, _inplace = _logical(_fn)
+    _out.__name__, _inplace.__name__ = _name, f"{_name}_"
+    impl(_name, "CompositeExplicitAutograd")(_out)
+    impl(f"{_name}_", "CompositeExplicitAutograd")(_inplace)
+    globals()[_name], globals()[f"{_name}_"] = _out, _inplace
+del _name, _fn, _out, _inplace
+
+
+@impl("sub.Scalar", "CompositeExplicitAutograd")
+def sub_scalar(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    return sub_tensor(self, other, alpha=alpha)
+
+
+@impl("silu_backward", "CPU", "Meta")
+def silu_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    """``grad * sigmoid(x) * (1 + x * (1 - sigmoid(x)))``."""
+    meta = binary_meta(grad_output, self)
+    _require_dtype("silu_backward_cpu", meta.dtype, grad_output, _is_float)
+
+    def compute() -> Any:
+        g, x = _operand(grad_output, meta.dtype), _operand(self, meta.dtype)
+        s = 1 / (1 + np.exp(-x))
+        return g * s * (1 + x * (1 - s))
+
+    return _run(meta, grad_output, compute)
+
+
+@impl("masked_fill_.Tensor", "CPU", "Meta")
+def masked_fill__tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
+    """Fill with a 0-dim tensor's value (PyTorch reads it with ``item()``, then fills as the Scalar overload)."""
+    _check_mask(mask)
+    fill = _fill_value(value, self._dtype)
+    shape = broadcast_shapes(self._shape, mask._shape)
+    check_inplace(self, shape, self._dtype)
+    if self._data is not None and mask._data is not None:
+        np.copyto(self._data, checked_scalar(fill, self._dtype), where=np.broadcast_to(mask._data, shape))
+    return self

@@ -64,14 +64,25 @@ def register_aten() -> Library:
         if name not in listed:
             raise RuntimeError(f"kernel for aten::{name} ({key}) but the op is not in native_functions.py")
         lib.impl(name, fn, key, debug=f"registered at dispatcher/ops/{fn.__module__.rsplit('.', 1)[-1]}.py")
-    from ..autograd import derivatives, derivatives_inplace, derivatives_math, derivatives_nn, register_autograd_kernel  # noqa: F401 - formulas
+    from ..autograd import (  # noqa: F401 - formulas
+        MANUAL_AUTOGRAD_KERNELS,
+        derivatives,
+        derivatives_inplace,
+        derivatives_math,
+        derivatives_nn,
+        register_autograd_kernel,
+    )
+    from ..autograd.views import is_multi_output_view, make_multi_output_view_kernel
 
     for op in NATIVE_FUNCTIONS:
         overload = _overload(op.name)
         if op.kind != CIA:
             register_autograd_kernel(overload)
-        if overload._schema.is_mutable:
+        if overload._schema.is_mutable and op.name not in MANUAL_AUTOGRAD_KERNELS:
             lib.impl(op.name, make_inplace_kernel(overload), "ADInplaceOrView", with_keyset=True,
                      debug="registered at dispatcher/ops/inplace_or_view.py")
+        elif op.kind != CIA and is_multi_output_view(overload._schema):  # unbind, split: outputs not modifiable
+            lib.impl(op.name, make_multi_output_view_kernel(overload), "ADInplaceOrView", with_keyset=True,
+                     debug="registered at dispatcher/autograd/views.py")
     ATEN = lib
     return lib

@@ -337,6 +337,42 @@ def slice_tensor(self: Tensor, dim: int = 0, start: int | None = None, end: int 
     return _narrow(self, dim, start, length, step)
 
 
+# --- backward of select / slice (TensorShape.cpp): zeros of the input's size, the grad copied into the view -
+
+
+def _zeros_like_input(grad: Tensor, input_sizes: list[int]) -> Tensor:
+    """``at::zeros(input_sizes, grad.options())``."""
+    return aten.zeros.default(list(input_sizes), dtype=grad._dtype, layout=0, device=grad._device)
+
+
+# CompositeExplicitAutogradNonFunctional in PyTorch (plus a Meta kernel that only allocates).
+@impl("select_backward", "CPU", "CompositeExplicitAutogradNonFunctional")
+def select_backward(grad_output: Tensor, input_sizes: list[int], dim: int, index: int) -> Tensor:
+    grad_input = _zeros_like_input(grad_output, input_sizes)
+    aten.copy_.default(aten.select.int(grad_input, dim, index), grad_output)
+    return grad_input
+
+
+@impl("select_backward", "Meta")
+def select_backward_meta(grad_output: Tensor, input_sizes: list[int], dim: int, index: int) -> Tensor:
+    shape = tuple(input_sizes)
+    return Tensor._empty(shape, grad_output._dtype, grad_output._device, contiguous_strides(shape))
+
+
+@impl("slice_backward", "CompositeExplicitAutograd")
+def slice_backward(grad_output: Tensor, input_sizes: list[int], dim: int, start: int, end: int, step: int) -> Tensor:
+    grad_input = _zeros_like_input(grad_output, input_sizes)
+    aten.copy_.default(aten.slice.Tensor(grad_input, dim, start, end, step), grad_output)
+    return grad_input
+
+
+@impl("slice_backward", "Meta")
+def slice_backward_meta(grad_output: Tensor, input_sizes: list[int], dim: int, start: int, end: int,
+                        step: int) -> Tensor:
+    shape = tuple(input_sizes)
+    return Tensor._empty(shape, grad_output._dtype, grad_output._device, contiguous_strides(shape))
+
+
 @impl("as_strided", "CPU", "Meta")
 def as_strided(self: Tensor, size: list[int], stride: list[int], storage_offset: int | None = None) -> Tensor:
     offset = self._storage_offset if storage_offset is None else storage_offset
@@ -369,6 +405,12 @@ def as_strided(self: Tensor, size: list[int], stride: list[int], storage_offset:
 @impl("alias", "CompositeExplicitAutograd")
 def alias(self: Tensor) -> Tensor:
     return self._view(self._shape, self._stride, self._storage_offset)
+
+
+@impl("detach_", "CompositeExplicitAutograd")
+def detach_(self: Tensor) -> Tensor:
+    """Nothing to do below autograd: the autograd kernel (autograd/tensor_api.py) does the work."""
+    return self
 
 
 @impl("detach", "CompositeExplicitAutograd")

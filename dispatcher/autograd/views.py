@@ -1,0 +1,267 @@
+"""Views and in-place ops under autograd: creation meta, CopySlices, lazily regenerated view grad_fns.
+
+Corresponds to the view parts of torch/csrc/autograd/variable.{h,cpp}
+(DifferentiableViewMeta, ``rebase_history``, ``VariableHooks::grad_fn``,
+``handle_view_on_rebase``), VariableTypeUtils.h (``check_inplace``) and
+functions/tensor.cpp (``CopySlices``).
+
+Every view shares its base's storage and version counter; ``t._base`` is the
+root tensor (a view of a view has the root as base). Per view autograd keeps:
+
+* ``_creation_meta``: how the view was made. ``NO_GRAD_MODE`` when made with grad
+  mode off, ``MULTI_OUTPUT_NODE`` for the outputs of unbind/split (set by their
+  ADInplaceOrView kernel); a view of such a view inherits it. Modifying such a view
+  in place while grad mode is on is an error, because its gradient would be wrong;
+* ``_attr_version``: the version counter value when its grad_fn was last set.
+
+An in-place op on a view (``v.mul_(2)``) records its node as usual, but the node
+describes the view, not the base: ``rebase_history`` wraps it in a ``CopySlices``
+node that becomes the *base's* grad_fn (the base "was" updated through the view).
+The view's own grad_fn is then regenerated as ``AsStridedBackward0`` of the base.
+The same regeneration happens lazily for every other view of that base the next
+time its ``grad_fn`` is read: its version moved past ``_attr_version``.
+
+NB: PyTorch stamps the creation meta in each view op's ADInplaceOrView kernel
+(``as_view``); here ``Tensor._view`` (the one place views are made) stamps grad
+mode, which it sees the same, and only the multi-output view ops get an
+ADInplaceOrView kernel. Views replay as ``as_strided`` (PyTorch's default for
+strided CPU tensors), so no view function is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..keys import DispatchKey
+from ..keyset import BACKEND_MASK, DispatchKeySet, full_after_bits, key_bits
+from ..tls import per_thread
+from .graph import ERR_BACKWARD_TWICE, Node, forward_op_name, gradient_edge, node_class, task_should_compute_output
+from .hooks import update_tensor_hooks_on_new_gradfn
+
+# CreationMeta, with PyTorch's values.
+DEFAULT, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, NO_GRAD_MODE, INFERENCE_MODE = range(5)
+
+
+def propagate_creation_meta(previous: int, new: int) -> int:
+    """A view of a view keeps the first non-default meta (inference mode wins over all)."""
+    if new == DEFAULT:
+        return previous
+    return previous if previous == INFERENCE_MODE else new
+
+
+def handle_view_on_rebase(t: Any, indirect: bool = False) -> None:
+    """Raise PyTorch's error when a view that may not be modified in place is (or its base is)."""
+    meta = t._creation_meta
+    if meta == DEFAULT:
+        return
+    fn = t._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if meta in (INFERENCE_MODE, NO_GRAD_MODE) or fn is None:
+        if fn is not None:
+            prefix = f"Output {t._output_nr} of {forward_op_name(fn.name())} is a view of a view which was created in"
+        else:
+            prefix = "A view was created in"
+        if meta == INFERENCE_MODE:
+            msg = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {t._output_nr} of {forward_op_name(fn.name())} is a view and {modified} modified inplace."
+    if meta == MULTI_OUTPUT_NODE:
+        msg += (" This view is the output of a function that returns multiple views. Such functions do not allow "
+                "the output views to be modified inplace. You should replace the inplace operation by an "
+                "out-of-place one.")
+    elif meta in (NO_GRAD_MODE, INFERENCE_MODE):
+        block = "no_grad" if meta == NO_GRAD_MODE else "inference_mode"
+        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+                f"by moving both the view and the inplace either both inside the {block} block (if you don't want "
+                "the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+    elif meta == IN_CUSTOM_FUNCTION:
+        msg += (" This view was created inside a custom Function (or because an input was returned as-is) and the "
+                "autograd logic to handle view+inplace would override the custom backward associated with the "
+                "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
+                "cloning the output of the custom Function.")
+    raise RuntimeError(msg)
+
+
+def check_inplace(t: Any) -> None:
+    """``check_inplace`` for a tensor written by an op while grad mode is on and some input requires grad."""
+    if t._base is not None:
+        if t._creation_meta != DEFAULT:
+            handle_view_on_rebase(t)
+        if t.requires_grad and t._base.is_leaf:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if t.requires_grad and t.is_leaf:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def set_gradient_edge(t: Any, node: Node, output_nr: int) -> None:
+    t._grad_fn = node
+    t._output_nr = output_nr
+    t._requires_grad = True
+    if t._base is not None:
+        t._attr_version = t._version_counter.version
+
+
+def set_history(t: Any, node: Node, output_nr: int) -> None:
+    """An op's output gets ``node`` as grad_fn (``set_history``)."""
+    set_gradient_edge(t, node, output_nr)
+
+
+def rebase_history(t: Any, node: Node) -> None:
+    """``t`` was modified in place by the op ``node`` records: make ``node`` (or a CopySlices) its history."""
+    node.output_meta = [(t._shape, t._dtype, t._device)]
+    base = t._base
+    if base is not None:
+        copy_slices = CopySlices(base, t, node)
+        old_fn, old_nr = base._grad_fn, base._output_nr
+        set_gradient_edge(base, copy_slices, 0)
+        update_tensor_hooks_on_new_gradfn(base, old_fn, old_nr, copy_slices)
+        t.grad_fn  # noqa: B018 - regenerate the view's grad_fn now (its version moved)
+        return
+    old_fn, old_nr = t._grad_fn, t._output_nr
+    set_gradient_edge(t, node, 0)
+    update_tensor_hooks_on_new_gradfn(t, old_fn, old_nr, node)
+
+
+def view_grad_fn(t: Any) -> Node | None:
+    """``VariableHooks::grad_fn`` for a view: regenerate it when the base or a sibling view was modified."""
+    fn = t._grad_fn
+    base = t._base
+    if fn is None and not base.requires_grad:
+        return None
+    version = t._version_counter.version
+    if t._attr_version == version:
+        return fn
+    handle_view_on_rebase(t, indirect=True)
+    node = _as_strided_node(t, base)
+    old_nr = t._output_nr
+    set_gradient_edge(t, node, 0)
+    update_tensor_hooks_on_new_gradfn(t, fn, old_nr, node)
+    return node
+
+
+def _as_strided_node(t: Any, base: Any) -> Node:
+    """An AsStridedBackward0 taking ``t``'s gradient back to ``base`` (the view replayed as as_strided)."""
+    from .function import DERIVATIVES, TensorGeometry
+
+    edge = gradient_edge(base)
+    # What an as_strided(base, size, stride, offset) call would have saved: the formula is as_strided's.
+    saved = {"self": TensorGeometry(base), "size": list(t._shape), "stride": list(t._stride),
+             "storage_offset": t._storage_offset}
+
+    def backward(node: Node, grads: list[Any]) -> Sequence[Any]:
+        needs = (task_should_compute_output(node, 0),)
+        return DERIVATIVES["as_strided"].backward(_SavedValues(node.saved), grads, needs)
+
+    node = node_class("AsStridedBackward0")([edge], backward)
+    node.output_meta = [(t._shape, base._dtype, base._device)]
+    node.saved.update(saved)
+    return node
+
+
+class _SavedValues:
+    """A formula's ``ctx`` over plain saved values."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self._values = values
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _aten() -> Any:
+    from ..op_overload import namespace
+
+    return namespace("aten")
+
+
+class CopySlices(Node):
+    """The base's grad_fn after an in-place op on one of its views.
+
+    Backward: the base's gradient is the incoming one, except on the view's
+    elements, which get what the in-place op's node (``fn``) gives for its ``self``;
+    ``fn``'s other inputs get their gradients from ``fn`` as usual.
+    """
+
+    def __init__(self, base: Any, view: Any, fn: Node) -> None:
+        super().__init__([gradient_edge(base), *fn.next_functions[1:]])
+        self.base_geometry = (tuple(base._shape), tuple(base._stride), base._storage_offset)
+        self.view_geometry = (tuple(view._shape), tuple(view._stride), view._storage_offset)
+        self.fn: Node | None = fn
+        self.output_meta = [(base._shape, base._dtype, base._device)]
+
+    def apply(self, grad_outputs: list[Any]) -> list[Any]:
+        from ..memory_format import contiguous_format
+
+        grad = grad_outputs[0]
+        n = len(self.next_functions)
+        if grad is None:
+            return [None] * n
+        if self.fn is None:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        aten = _aten()
+        base_shape, base_stride, base_offset = self.base_geometry
+        view_shape, view_stride, view_offset = self.view_geometry
+        result = aten.new_empty_strided.default(grad, list(base_shape), list(base_stride))
+        aten.copy_.default(result, grad)
+        grad_slice = aten.as_strided.default(result, list(view_shape), list(view_stride), view_offset - base_offset)
+        res = self.fn.apply([aten.clone.default(grad_slice, memory_format=contiguous_format)])
+        grad_inputs: list[Any] = [None] * n
+        for i, r in enumerate(res):
+            if i >= n or r is None or not task_should_compute_output(self, i):
+                continue
+            if i == 0:
+                aten.copy_.default(grad_slice, r)
+                grad_inputs[0] = result
+            else:
+                grad_inputs[i] = r
+        return grad_inputs
+
+    def release_saved(self) -> None:
+        if self.fn is not None:
+            self.fn.release_saved()
+            self.fn = None
+
+
+_ADIOV = key_bits(DispatchKey.ADInplaceOrView)
+_AFTER_ADIOV = DispatchKeySet.from_raw_repr(full_after_bits(DispatchKey.ADInplaceOrView))
+
+
+def is_multi_output_view(schema: Any) -> bool:
+    """``unbind`` / ``split``: a Tensor[] result aliasing an input (``Tensor(a)[]``)."""
+    returns = schema.returns
+    return (len(returns) == 1 and str(returns[0].type) == "Tensor[]" and returns[0].alias_info is not None
+            and not returns[0].alias_info.is_write)
+
+
+def make_multi_output_view_kernel(op: Any) -> Any:
+    """The ADInplaceOrView kernel of a multi-output view op: its outputs may not be modified in place."""
+
+    def kernel(ks: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        t = per_thread.s
+        added = _ADIOV & ~t.excluded
+        if added:
+            t.excluded |= added
+            t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
+        try:
+            outputs = op.redispatch(ks & _AFTER_ADIOV, *args, **kwargs)
+        finally:
+            if added:
+                t.excluded &= ~added
+                t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
+        meta = MULTI_OUTPUT_NODE if t.grad_enabled else NO_GRAD_MODE
+        previous = getattr(args[0], "_creation_meta", DEFAULT) if args else DEFAULT
+        meta = propagate_creation_meta(previous, meta)
+        for o in outputs:
+            o._creation_meta = meta
+        return outputs
+
+    kernel.__name__ = kernel.__qualname__ = f"{op._opname}_ADInplaceOrView"
+    return kernel
