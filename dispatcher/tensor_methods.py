@@ -691,7 +691,7 @@ def _array(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray:
 def _iter(self: Tensor) -> Any:
     if self.dim() == 0:
         raise TypeError("iteration over a 0-d tensor")
-    return iter(unbind(self, 0))
+    return iter(self.unbind(0))  # the method: a TorchFunctionMode sees dim, unbind as in torch
 
 
 def _format(self: Tensor, spec: str) -> str:

@@ -164,6 +164,29 @@ def test_not_implemented_everywhere_is_torch_type_error(torch: Any) -> None:
             x + 1  # noqa: B018
     assert msgs[0] == msgs[1]
     assert msgs[1].startswith("Multiple dispatch failed for 'torch.add'")
+    x = dispatcher.zeros(1)
+    with pytest.raises(TypeError, match="Multiple dispatch failed for 'torch.Tensor.add'"), _NI():
+        x.add(1)
+
+
+def test_getters_give_the_mode_the_tensor_type(torch: Any) -> None:
+    from torch.overrides import TorchFunctionMode as TorchTF
+
+    def seen(T: Any, base: type) -> list:  # noqa: N803
+        out = []
+
+        class M(base):  # type: ignore[misc, valid-type]
+            def __torch_function__(self, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
+                out.append((_name(func), [t.__name__ for t in types]))
+                return func(*args, **(kwargs or {}))
+
+        x = T.ones(2)
+        with M():
+            x.shape, x.dtype, x.sum()  # noqa: B018
+        return out
+
+    assert seen(dispatcher, TorchFunctionMode) == seen(torch, TorchTF) == [
+        ("shape.__get__", ["Tensor"]), ("dtype.__get__", ["Tensor"]), ("sum", [])]
 
 
 def test_not_implemented_mode_then_subclass() -> None:
@@ -259,3 +282,66 @@ def test_function_and_dispatch_modes_together(torch: Any) -> None:
     ours = run(dispatcher, TorchFunctionMode, TorchDispatchMode)
     assert ours == run(torch, TorchTF, TorchTD)
     assert ours == [("TF", "linear"), ("D", "aten.t.default"), ("D", "aten.addmm.default")]
+
+
+def test_defining_torch_dispatch_disables_torch_function(torch: Any) -> None:
+    def flags(T: Any) -> list:  # noqa: N803
+        class S(T.Tensor):
+            @classmethod
+            def __torch_dispatch__(cls, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN206
+                return NotImplemented
+
+        class S2(S):
+            pass
+
+        class S3(S):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN206
+                return NotImplemented
+
+        class P(T.Tensor):
+            pass
+
+        return [getattr(c.__torch_function__, "__name__", None) for c in (S, S2, S3, P)]
+
+    assert flags(dispatcher) == flags(torch) == ["_disabled_torch_function_impl"] * 2 + ["__torch_function__"] * 2
+
+
+def test_metadata_methods_and_iteration_are_seen(torch: Any) -> None:
+    from torch.overrides import TorchFunctionMode as TorchTF
+
+    def prog(T: Any) -> None:  # noqa: N803
+        x = T.ones(2, 3)
+        x.stride(), x.is_contiguous(), x.element_size(), x.storage_offset(), x._version  # noqa: B018
+        list(iter(x))
+        x.tolist(), repr(x)  # noqa: B018
+
+    logs = []
+    for T, base in ((torch, TorchTF), (dispatcher, TorchFunctionMode)):  # noqa: N806
+        mode = _logging_mode(base)
+        with mode:
+            prog(T)
+        logs.append(mode.log)
+    assert logs[1] == logs[0]
+    assert "unbind" in logs[1]
+
+
+def test_stack_is_thread_local_and_hot_path_counter_returns_to_rest() -> None:
+    import subprocess
+    import sys
+    import threading
+
+    mode = _logging_mode(TorchFunctionMode)
+    other: list = []
+    with mode:
+        t = threading.Thread(target=lambda: other.append((len(_get_current_function_mode_stack()),
+                                                          dispatcher.ones(1) + 1)))
+        t.start()
+        t.join()
+    assert other[0][0] == 0 and mode.log == []  # the other thread's calls did not reach this thread's mode
+    # in a fresh process nothing arms the protocol: plain-tensor calls take the one-check path
+    code = ("import dispatcher; from dispatcher.modes import function_mode as f, TorchFunctionMode as M\n"
+            "a = f._ARMED.n\nwith M(): b = f._ARMED.n\nprint(a, b, f._ARMED.n)\n"
+            "class S(dispatcher.Tensor): pass\nprint(f._ARMED.n)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["0", "1", "0", "1"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -202,11 +203,20 @@ def _func_name(func: Any) -> str:
     if isinstance(owner, property) and owner.fget is not None:
         return f"Tensor.{owner.fget.__name__}.__get__"
     qual = getattr(func, "__qualname__", getattr(func, "__name__", repr(func)))
-    return qual if "." in qual else f"torch.{qual}"
+    if "." in qual:
+        return f"torch.{qual}"  # torch.Tensor.add
+    if getattr(func, "__module__", "").endswith("nn.functional"):
+        return f"torch.nn.functional.{qual}"
+    return f"torch.{qual}"
 
 
-def handle_torch_function(public: Any, impl: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
-    """Run the ``__torch_function__`` protocol for a call of ``public``; ``impl`` runs when nobody overrides."""
+def handle_torch_function(public: Any, impl: Callable[..., Any], args: tuple, kwargs: dict,
+                          getter_of: Any = None) -> Any:
+    """Run the ``__torch_function__`` protocol for a call of ``public``; ``impl`` runs when nobody overrides.
+
+    ``getter_of``: the tensor whose attribute is read. As torch's getters do, a mode then gets
+    ``types=(type(tensor),)`` even for a plain Tensor (whose own default handler is not tried).
+    """
     if _tls.all_disabled:
         return impl(*args, **kwargs)
     types = [] if _tls.subclass_disabled else _overloaded_types(args, kwargs)
@@ -216,9 +226,10 @@ def handle_torch_function(public: Any, impl: Callable[..., Any], args: tuple, kw
     tuple_types = tuple(types)
     tried: list[str] = []
     if stack:
+        mode_types = tuple_types if tuple_types or getter_of is None else (type(getter_of),)
         mode = stack.pop()
         try:
-            ret = mode.__torch_function__(public, tuple_types, args, kwargs)
+            ret = mode.__torch_function__(public, mode_types, args, kwargs)
         finally:
             stack.append(mode)
         if ret is not NotImplemented:
@@ -245,10 +256,7 @@ def torch_function_wrapper(impl: Callable[..., Any], public: Any = None, operato
     """
     armed = _ARMED
 
-    @functools.wraps(impl)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if not armed.n:
-            return impl(*args, **kwargs)
+    def slow(args: tuple, kwargs: dict) -> Any:
         func = wrapper if public is None else public()
         if operator:
             try:
@@ -257,11 +265,46 @@ def torch_function_wrapper(impl: Callable[..., Any], public: Any = None, operato
                 return NotImplemented
         return handle_torch_function(func, impl, args, kwargs)
 
+    # fixed-arity fast paths (Tensor.dim(), x + y): no *args packing while nothing is armed
+    arity = _simple_arity(impl)
+    if arity == 1:
+        def wrapper(self: Any) -> Any:
+            if not armed.n:
+                return impl(self)
+            return slow((self,), {})
+    elif arity == 2:
+        def wrapper(self: Any, other: Any) -> Any:
+            if not armed.n:
+                return impl(self, other)
+            return slow((self, other), {})
+    else:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if not armed.n:
+                return impl(*args, **kwargs)
+            return slow(args, kwargs)
+
+    functools.update_wrapper(wrapper, impl)
+
     wrapper.__torch_function_impl__ = impl  # type: ignore[attr-defined]
     if name is not None:  # the public name (impls are often made by factories: ``_unary.<locals>.fn``)
         wrapper.__name__ = name
         wrapper.__qualname__ = f"{owner}.{name}" if owner else name
     return wrapper
+
+
+def _simple_arity(impl: Callable[..., Any]) -> int:
+    """1 for ``f(self)``, 2 for ``f(self, other)`` (plain positional parameters, no defaults), else 0."""
+    try:
+        params = list(inspect.signature(impl).parameters.values())
+    except (TypeError, ValueError):
+        return 0
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty for p in params):
+        return 0
+    if len(params) == 1:
+        return 1
+    if len(params) == 2 and params[1].name == "other":
+        return 2
+    return 0
 
 
 def _wrap_property(prop: property, name: str) -> property:
@@ -273,7 +316,7 @@ def _wrap_property(prop: property, name: str) -> property:
     def fget(self: Any) -> Any:
         if not armed.n:
             return getter(self)
-        return handle_torch_function(holder[0].__get__, getter, (self,), {})
+        return handle_torch_function(holder[0].__get__, getter, (self,), {}, getter_of=self)
 
     functools.update_wrapper(fget, getter)
     fget.__name__ = name
@@ -311,8 +354,13 @@ def _default_torch_function(cls: type, func: Any, types: tuple, args: tuple = ()
     return _convert(ret, cls)
 
 
+_default_torch_function.__name__ = _default_torch_function.__qualname__ = "__torch_function__"
+
+
 def _init_subclass(cls: type, **kwargs: Any) -> None:
     super(_TENSOR, cls).__init_subclass__(**kwargs)  # type: ignore[misc]
+    if "__torch_dispatch__" in vars(cls) and "__torch_function__" not in vars(cls):
+        cls.__torch_function__ = _disabled_torch_function_impl  # as torch: defining __torch_dispatch__ opts out
     if _has_own_torch_function(cls):
         _ARMED.n += 1
 
@@ -335,9 +383,13 @@ _SKIP = {"__init__", "__new__", "__hash__", "__torch_function__", "__torch_dispa
          "_make_wrapper_subclass", "_make_subclass", "as_subclass", "__class_getitem__", "__subclasshook__"}
 
 
+_PRIVATE_REPORTED = {"_version", "_base", "_grad", "_grad_fn"}  # private attributes torch's getters report
+
+
 def _wrap_tensor(tensor_cls: type) -> None:
     names = [n for n, v in vars(tensor_cls).items()
-             if n not in _SKIP and (not n.startswith("_") or (n.startswith("__") and n.endswith("__")))
+             if n not in _SKIP and (not n.startswith("_") or (n.startswith("__") and n.endswith("__"))
+                                    or n in _PRIVATE_REPORTED)
              and (isinstance(v, property) or (callable(v) and not isinstance(v, (type, classmethod, staticmethod))))]
     for name in names:
         v = vars(tensor_cls)[name]
