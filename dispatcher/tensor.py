@@ -145,6 +145,7 @@ class Tensor:
     _autograd_meta: Any = None  #: weak reference to a leaf's AccumulateGrad node
     _attr_version: int = 0  #: views: the version counter value when the grad_fn was last set
     _creation_meta: int = 0  #: views: autograd's CreationMeta (0 DEFAULT, 2 MULTI_OUTPUT_NODE, 3 NO_GRAD_MODE)
+    _view_fn: Any = None  #: views of Python-key tensors: the view ops replaying it from ``_base`` (autograd/views.py)
 
     #: Tensor's own ``__torch_dispatch__`` is the "disabled" one: a subclass gets the Python key only if it
     #: overrides it (see modes/subclass.py)

@@ -109,10 +109,9 @@ def _leaves(x: Any) -> list[Any]:
     return [x]
 
 
-#: torch replays views of FakeTensors (tensor-subclass-like) with their view ops when autograd regenerates the
-#: grad_fn of a view modified in place (a ViewBackward0 / SelectBackward0 ...); dispatcher/autograd/views.py
-#: always uses as_strided (AsStridedBackward0), as torch does for plain tensors. These grad_fn names are not
-#: compared with torch's fake run (they still equal our real run's).
+#: autograd replays views of FakeTensors (Python-key tensors) with their view ops when it regenerates the grad_fn
+#: of a view modified in place (a ViewBackward0 / SelectBackward0 ...), and plain tensors' views with as_strided
+#: (AsStridedBackward0), as torch does: those grad_fn names equal torch's fake run's, not our real run's.
 VIEW_REPLAY_PROGRAMS = ("inplace_on_views",)
 
 
@@ -131,11 +130,13 @@ def check_program(torch: Any, fn: Any, inputs: Any, view_replay: bool = False) -
         assert type(our_error).__name__ == type(their_error).__name__, (our_error, their_error)
         assert str(our_error) == str(their_error)
         return []
+    assert describe(ours) == describe(theirs)
+    real = describe(run_real(dispatcher, fn, inputs(dispatcher)))
     if view_replay:
-        assert _without_grad_fn(describe(ours)) == _without_grad_fn(describe(theirs))
+        assert describe(ours) != real
+        assert _without_grad_fn(describe(ours)) == _without_grad_fn(real)
     else:
-        assert describe(ours) == describe(theirs)
-    assert describe(ours) == describe(run_real(dispatcher, fn, inputs(dispatcher)))
+        assert describe(ours) == real
     for t in fake_tensors_in(ours):
         assert type(t) is FakeTensor and t.fake_mode is mode
     return describe(ours)
@@ -570,18 +571,9 @@ def _normalize(lines: list[str]) -> list[str]:
     return [line.replace("torch._ops.", "").replace("'", "") for line in lines]
 
 
-_VIEW_REPLAY = pytest.mark.xfail(
-    strict=True,
-    reason="torch replays views of tensor-subclass-like bases (FakeTensor) with their view ops (view_fn: select, "
-           "slice, ...) when autograd regenerates a modified view's grad_fn and in CopySlices; "
-           "dispatcher/autograd/views.py always replays with as_strided, which torch does for plain tensors only")
-
-
 def _logged_programs() -> list:
     out = [pytest.param("fwd", p.values[0], marks=p.marks) for p in _forward_programs()]
-    for p in _backward_programs():
-        marks = list(p.marks) + ([_VIEW_REPLAY] if p.values[0] in ("inplace_on_clone", "inplace_on_views") else [])
-        out.append(pytest.param("bwd", p.values[0], marks=marks))
+    out += [pytest.param("bwd", p.values[0], marks=p.marks) for p in _backward_programs()]
     return out
 
 
@@ -635,3 +627,39 @@ def test_a_mode_above_the_fake_mode_sees_fakes() -> None:
     with mode, Types():
         x + dispatcher.ones(2)
     assert seen == [("aten.ones.default", [], "FakeTensor"), ("aten.add.Tensor", ["FakeTensor"], "FakeTensor")]
+
+
+def _grad_fn_chain(fn: Any) -> list[str]:
+    names = []
+    while fn is not None:
+        names.append(type(fn).__name__)
+        fn = fn.next_functions[0][0] if fn.next_functions else None
+    return names
+
+
+def test_modified_views_of_fakes_replay_their_view_ops_plain_tensors_as_strided_even_under_a_mode(torch: Any) -> None:
+    """A view of a Python-key tensor keeps the view ops that made it (a view of a fake made from a real view starts
+    with an as_strided to it); a plain tensor's view regenerates as AsStridedBackward0, a dispatch mode or not."""
+    from torch._subclasses.fake_tensor import FakeTensorMode as TorchFakeTensorMode
+    from torch.testing._internal.logging_tensor import LoggingTensorMode as TorchLoggingTensorMode
+
+    def run(T: Any, mode: Any, logging: Any) -> list:
+        fake_view = mode.from_tensor(T.ones(4, 6)[1:3])
+        x = mode.from_tensor(T.ones(2)).requires_grad_()
+        with mode:
+            col = fake_view.t()[1]
+            col.mul_(x)
+            flat = fake_view.view(-1)
+            out = [_grad_fn_chain(col.grad_fn), _grad_fn_chain(flat.grad_fn)]
+        y = T.ones(3, 4, requires_grad=True)
+        with logging:
+            z = y * 2
+            row = z.view(-1)[4:8]
+            row.add_(1)
+            out.append(_grad_fn_chain(row.grad_fn))
+        return out
+
+    ours = run(dispatcher, FakeTensorMode(), LoggingTensorMode())
+    assert ours == run(torch, TorchFakeTensorMode(), TorchLoggingTensorMode())
+    assert ours[0] == ["SelectBackward0", "TBackward0", "AsStridedBackward0", "CopySlices"]
+    assert ours[2] == ["AsStridedBackward0", "CopySlices", "MulBackward0", "AccumulateGrad"]

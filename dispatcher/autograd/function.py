@@ -27,9 +27,9 @@ from ..keys import DispatchKey
 from ..keyset import BACKEND_MASK as _BACKEND_MASK
 from ..keyset import full_after_bits
 from ..tensor import Tensor
-from ..tls import AUTOGRAD_AND_ADINPLACEORVIEW_RAW, per_thread
+from ..tls import AUTOGRAD_AND_ADINPLACEORVIEW_RAW, PYTHON_RAW, per_thread
 from .graph import Node, SavedTensor, _graph_task, gradient_edge, node_class
-from .views import check_inplace, rebase_history, set_history
+from .views import check_inplace, rebase_history, record_view_fn, set_history
 
 _AFTER_AUTOGRAD = full_after_bits(DispatchKey.AutogradOther)
 
@@ -204,6 +204,12 @@ def autograd_kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
     autograd, nothing else. Otherwise record a node (``_record``).
     """
     t = per_thread.s
+    if ks & PYTHON_RAW:  # a mode or a Python-key tensor: a view of a Python-key tensor keeps its view ops
+        view = _IS_VIEW_OP.get(op)
+        if view is None:
+            view = _IS_VIEW_OP[op] = _is_view_op(op)
+        if view and args and getattr(args[0], "_key_set", 0) & PYTHON_RAW:
+            return _python_key_view(op, ks, args, kwargs)
     if t.grad_enabled:
         found = _LOCATIONS.get(op)
         if found is None:
@@ -247,6 +253,35 @@ def autograd_kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
         if added:
             t.excluded &= ~added
             t.exclude_mask = ~(t.excluded & ~_BACKEND_MASK)
+
+
+_IS_VIEW_OP: dict[Any, bool] = {}
+
+
+def _is_view_op(op: Any) -> bool:
+    """The op returns views of its first argument (``Tensor(a) self -> Tensor(a)``, ``-> Tensor(a)[]``)."""
+    schema = op._schema
+    if not schema.returns or not schema.arguments:
+        return False
+    ret, first = schema.returns[0].alias_info, schema.arguments[0].alias_info
+    return (ret is not None and not ret.is_write and first is not None and not first.is_write
+            and bool(set(ret.before_set) & set(first.before_set)))
+
+
+def _python_key_view(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
+    """A view op on a Python-key tensor: as usual, then its outputs keep the view ops that made them
+    (``as_view`` records a view function when ``self`` has the Python key, see autograd/views.py)."""
+    found = None
+    if per_thread.s.grad_enabled:
+        found = _LOCATIONS.get(op) or _locate(op)
+        if found[2]:
+            _check_no_requires_grad(op, args, kwargs, found[2])
+        if not any(_requires_grad(_input(args, kwargs, w)) for w in found[1]):
+            found = None
+    out = _record(op, ks, args, kwargs, found) if found is not None else _redispatch_below_autograd(
+        op, ks, args, kwargs)
+    record_view_fn(op, args, kwargs, out)
+    return out
 
 
 def _record(op: Any, ks: int, args: tuple, kwargs: dict, found: tuple) -> Any:

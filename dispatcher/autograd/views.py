@@ -24,8 +24,17 @@ time its ``grad_fn`` is read: its version moved past ``_attr_version``.
 NB: PyTorch stamps the creation meta in each view op's ADInplaceOrView kernel
 (``as_view``); here ``Tensor._view`` (the one place views are made) stamps grad
 mode, which it sees the same, and only the multi-output view ops get an
-ADInplaceOrView kernel. Views replay as ``as_strided`` (PyTorch's default for
-strided CPU tensors), so no view function is kept.
+ADInplaceOrView kernel.
+
+Replaying a view on its base (to regenerate its grad_fn, and in CopySlices'
+backward to find the view's part of the base's gradient) uses ``as_strided``, as
+PyTorch does for strided tensors. Except when the view op's input carries the
+Python key (a FakeTensor, a subclass): PyTorch's ``as_view`` then keeps a *view
+function*, the chain of view ops from the root base (``ViewInfo::chain``), and
+replays those ops (a regenerated grad_fn is then ``SelectBackward0``,
+``ViewBackward0`` ...). ``record_view_fn`` keeps that chain in ``t._view_fn``
+(called by the autograd kernel, function.py, only for such inputs: plain tensors
+never pay for it).
 """
 
 from __future__ import annotations
@@ -135,11 +144,63 @@ def view_grad_fn(t: Any) -> Node | None:
     if t._attr_version == version:
         return fn
     handle_view_on_rebase(t, indirect=True)
-    node = _as_strided_node(t, base)
     old_nr = t._output_nr
-    set_gradient_edge(t, node, 0)
+    steps = t._view_fn
+    if steps is None:
+        node: Node | None = _as_strided_node(t, base)
+        output_nr = 0
+    else:  # replay the view ops on the base, with grad mode on (this may run inside backward), take their node
+        s = per_thread.s
+        previous = s.grad_enabled
+        s.grad_enabled = True
+        try:
+            diff_view = replay_view_fn(steps, base)
+        finally:
+            s.grad_enabled = previous
+        node, output_nr = diff_view._grad_fn, diff_view._output_nr
+        if node is None:
+            t._grad_fn = None
+            t._attr_version = version
+            return None
+    set_gradient_edge(t, node, output_nr)
     update_tensor_hooks_on_new_gradfn(t, fn, old_nr, node)
     return node
+
+
+def record_view_fn(op: Any, args: tuple, kwargs: dict, out: Any) -> None:
+    """``as_view``'s view function for the outputs of the view op ``op`` on a Python-key ``args[0]``.
+
+    A step is (op, the arguments after ``self``, kwargs, output index or None); a view's chain starts
+    with its input's chain (or with an ``as_strided`` to the input's geometry when the input is a view
+    without one), as ``ViewInfo::chain``. An output that is not a new view (``lift_fresh``'s ``self``,
+    ``detach``'s result) gets none.
+    """
+    self = args[0]
+    if self._base is None:
+        prefix: tuple = ()
+    elif self._view_fn is not None:
+        prefix = self._view_fn
+    else:
+        prefix = ((_aten().as_strided.default, (list(self._shape), list(self._stride), self._storage_offset), {},
+                   None),)
+    rest = tuple(args[1:])
+    kw = dict(kwargs)
+    if out.__class__ is list or out.__class__ is tuple:
+        for i, o in enumerate(out):
+            if o is not self and getattr(o, "_base", None) is not None:
+                o._view_fn = (*prefix, (op, rest, kw, i))
+    elif out is not self and getattr(out, "_base", None) is not None:
+        out._view_fn = (*prefix, (op, rest, kw, None))
+
+
+def replay_view_fn(steps: tuple, base: Any) -> Any:
+    """The view that ``steps`` (a ``_view_fn``) describe, made again from ``base`` with the view ops."""
+    x = base
+    for op, rest, kw, i in steps:
+        x = op(x, *rest, **kw)
+        if i is not None:
+            x = x[i]
+    return x
 
 
 def _as_strided_node(t: Any, base: Any) -> Node:
@@ -194,6 +255,7 @@ class CopySlices(Node):
         super().__init__([gradient_edge(base), *fn.next_functions[1:]])
         self.base_geometry = (tuple(base._shape), tuple(base._stride), base._storage_offset)
         self.view_geometry = (tuple(view._shape), tuple(view._stride), view._storage_offset)
+        self.view_fn = view._view_fn  #: None: the view part of the gradient is found with as_strided
         self.fn: Node | None = fn
         self.output_meta = [(base._shape, base._dtype, base._device)]
 
@@ -211,7 +273,11 @@ class CopySlices(Node):
         view_shape, view_stride, view_offset = self.view_geometry
         result = aten.new_empty_strided.default(grad, list(base_shape), list(base_stride))
         aten.copy_.default(result, grad)
-        grad_slice = aten.as_strided.default(result, list(view_shape), list(view_stride), view_offset - base_offset)
+        if self.view_fn is not None:
+            grad_slice = replay_view_fn(self.view_fn, result)
+        else:
+            grad_slice = aten.as_strided.default(result, list(view_shape), list(view_stride),
+                                                 view_offset - base_offset)
         res = self.fn.apply([aten.clone.default(grad_slice, memory_format=contiguous_format)])
         grad_inputs: list[Any] = [None] * n
         for i, r in enumerate(res):
