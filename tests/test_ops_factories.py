@@ -30,7 +30,7 @@ def _dt(lib: Any, name: str | None) -> Any:
     return None if name is None else getattr(lib, name)
 
 
-def assert_same(ours: Any, theirs: Any, values: bool = True) -> None:
+def assert_same(ours: Any, theirs: Any, values: bool = True, atol: float = 0.0) -> None:
     assert isinstance(ours, Tensor)
     assert tuple(ours.shape) == tuple(theirs.shape)
     assert ours.dtype.name == str(theirs.dtype).split(".")[1]
@@ -39,7 +39,7 @@ def assert_same(ours: Any, theirs: Any, values: bool = True) -> None:
     if values and theirs.device.type == "cpu":
         expected = theirs.numpy()
         if theirs.dtype.is_floating_point:
-            np.testing.assert_allclose(ours.numpy(), expected, rtol=1e-6)
+            np.testing.assert_allclose(ours.numpy(), expected, rtol=1e-6, atol=atol)
         else:
             np.testing.assert_array_equal(ours.numpy(), expected)
 
@@ -188,7 +188,10 @@ def test_arange_matches_torch(torch: Any, start: Any, end: Any, step: Any, dtype
         assert str(got.value) == str(e)
         return
     ours = aten.arange.start_step(start, end, step, **kw_o)
-    assert_same(ours, theirs)
+    # torch's vectorized CPU kernel starts each SIMD block from a value rounded to the output dtype, so float32
+    # elements can differ from the exactly computed ones (ours) by about an ulp of the largest |value|.
+    ulp = float(np.finfo(np.float32).eps) * max(abs(start), abs(end), abs(step)) if ours.dtype.name == "float32" else 0
+    assert_same(ours, theirs, atol=4 * ulp)
 
 
 @pytest.mark.parametrize(

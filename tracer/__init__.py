@@ -3,12 +3,13 @@
 Imports ``dispatcher``; never the other way round. The graph IR (torch.fx's counterpart):
 ``Graph`` (graph.py, with the IR's grammar), ``Node`` (node.py), node names (names.py),
 ``Graph.lint()`` (lint.py), ``GraphModule`` and code generation (graph_module.py), and a
-small pytree library (pytree.py). make_fx and the proxy mode are added by the tracing work.
+small pytree library (pytree.py). ``make_fx`` and ``ProxyTorchDispatchMode`` are in proxy_tensor.py.
 """
 
 from . import pytree
 from .graph import OPCODES, Graph, GraphLintError, Namespace, Node, PyTreeInfo, map_aggregate, map_arg
 from .graph_module import GraphModule, PythonCode, python_code
+from .proxy_tensor import ProxyTorchDispatchMode, TracingError, make_fx
 
 __all__ = [
     "OPCODES",
@@ -17,9 +18,12 @@ __all__ = [
     "GraphModule",
     "Namespace",
     "Node",
+    "ProxyTorchDispatchMode",
     "PyTreeInfo",
+    "TracingError",
     "PythonCode",
     "map_aggregate",
+    "make_fx",
     "map_arg",
     "pytree",
     "python_code",

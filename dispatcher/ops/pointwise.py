@@ -625,8 +625,9 @@ def pow_tensor_scalar(self: Tensor, exponent: Any) -> Tensor:
     ):
         raise RuntimeError(_NEG_INT_POW)
     meta = _converted_meta(self, dtype)
-    if dtype.is_floating_point and not isinstance(exponent, _pybool) and exponent in (0.5, -0.5):
-        # PyTorch's CPU kernel computes these as sqrt / rsqrt, which keep the sign of -0.0 (rsqrt(-0.) = -inf)
+    if dtype in (_dt.float32, _dt.float64) and not isinstance(exponent, _pybool) and exponent in (0.5, -0.5):
+        # PyTorch's float/double CPU kernel computes these as sqrt / rsqrt, which keep the sign of -0.0
+        # (rsqrt(-0.) = -inf); its float16 kernel uses pow (pow(-0., -0.5) = inf)
         def root() -> Any:
             x = np_operand(self, _opmath(dtype))
             return np.sqrt(x) if exponent > 0 else np.reciprocal(np.sqrt(x))

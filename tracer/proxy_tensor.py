@@ -1,0 +1,439 @@
+"""``make_fx``: trace a function into a GraphModule by recording the aten ops it runs.
+
+Corresponds to torch/fx/experimental/proxy_tensor.py (``make_fx``, ``ProxyTorchDispatchMode``,
+``proxy_call``, ``track_tensor_tree``, ``wrap_key``). A ``_Tracer`` owns the Graph being built
+and a weak map from every tensor it has seen to the node that produced it. The
+``ProxyTorchDispatchMode`` (infra slot PROXY) receives each op:
+
+* post-dispatch (default) on the Python key, i.e. after autograd and after
+  CompositeImplicitAutograd decomposition (``linear`` -> ``t`` + ``addmm``);
+* pre-dispatch (``pre_dispatch=True``) on the pre-dispatch stack, reached through the
+  PreDispatch key with the Python dispatcher on, above autograd (``linear`` stays whole).
+
+For each op (``proxy_call``): a ``decomposition_table`` entry runs instead (traced, with the
+mode re-entered); post-dispatch, an op that still has a CIA kernel (autograd was skipped, e.g.
+inference_mode) is decomposed; otherwise a ``call_function`` node is emitted with tracked
+tensors replaced by their nodes (untracked ones become ``_tensor_constantN`` get_attr nodes,
+``lift_fresh`` is recorded as ``lift_fresh_copy``), the op runs for real on the underlying
+tensors and its outputs are tracked (a tuple / list output gets a ``getitem`` node per element).
+Every node gets ``meta["val"]`` (a FakeTensor with the value's metadata) and
+``meta["stack_trace"]`` (the user frames that issued the op).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import operator
+import os
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from dispatcher.keys import DispatchKey
+from dispatcher.modes.dispatch_mode import (
+    TorchDispatchMode,
+    TorchDispatchModeKey,
+    _pop_mode,
+    _push_mode,
+    _unset_dispatch_mode,
+    no_dispatch,
+)
+from dispatcher.modes.weak import WeakIdKeyDictionary
+from dispatcher.tensor import Tensor, device
+from dispatcher.tls import EnablePreDispatch, EnablePythonDispatcher
+
+from . import pytree
+from .graph import Graph, PyTreeInfo
+from .graph_module import GraphModule
+from .node import Node
+
+__all__ = ["ProxyTorchDispatchMode", "TracingError", "make_fx"]
+
+_LIB_DIRS = tuple(
+    os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+    for m in (sys.modules["dispatcher"], sys.modules[__name__.rsplit(".", 1)[0]])
+)
+_CONTEXTLIB = contextlib.__file__
+_META = device("meta")
+
+
+class TracingError(RuntimeError):
+    """make_fx could not trace the function (e.g. a data-dependent value was needed)."""
+
+
+_ATEN: Any = None
+
+
+def _aten() -> Any:
+    """The ``aten`` op namespace (looked up once: the op registry is complete by the time anything is traced)."""
+    global _ATEN
+    if _ATEN is None:
+        from dispatcher.op_overload import namespace
+
+        _ATEN = namespace("aten")
+    return _ATEN
+
+
+def _alias_key(t: Any) -> tuple:
+    """Tensors sharing a version counter share memory; with the same geometry and dtype, the same values."""
+    return (id(t._version_counter), t._shape, t._stride, t._storage_offset, t._dtype)
+
+
+class _Tracer:
+    """The graph under construction and what each tensor maps to."""
+
+    def __init__(self, record_stack_traces: bool) -> None:
+        self.graph = Graph()
+        self.graph.traced = True
+        #: tensor -> the node whose value it is (weak on the tensor)
+        self.tensor_tracker = WeakIdKeyDictionary()
+        #: attribute name -> tensor, for the GraphModule (constants read by get_attr)
+        self.constants: dict[str, Any] = {}
+        #: id(tensor) -> (tensor, attribute name): a constant used twice keeps its attribute
+        self._constant_names: dict[int, tuple[Any, str]] = {}
+        self.record_stack_traces = record_stack_traces
+        self._fake_mode: Any = None
+        self._trace_texts: dict[tuple, str] = {}  #: formatted stack traces by frame list
+        #: pre-dispatch only: (version counter id, geometry) -> (counter, its version, node) of tracked tensors, so
+        #: that a detached alias made below the mode (a tensor autograd saved and unpacked) maps to its node
+        self.alias_index: dict[tuple, tuple[Any, int, Node]] | None = None
+        #: tracked tensor -> its real value, for small tensors computed only from constants (``torch.tensor(2.)``)
+        self.constant_values = WeakIdKeyDictionary()
+
+    # --- values --------------------------------------------------------------------------------
+    def meta_val(self, value: Any) -> Any:
+        """A FakeTensor with ``value``'s metadata (fake values are kept as they are)."""
+        from dispatcher.fake import FakeTensor, FakeTensorMode
+        from dispatcher.fake.fake_tensor import make_fake
+
+        if isinstance(value, Tensor):
+            # a new FakeTensor even for a fake value: the graph must not keep the traced value alive
+            if isinstance(value, FakeTensor):
+                fake_mode, dev = value.fake_mode, value.fake_device
+            else:
+                if self._fake_mode is None:
+                    self._fake_mode = FakeTensorMode(allow_fallback_kernels=True)
+                fake_mode, dev = self._fake_mode, value.device
+            meta = Tensor._from_storage(None, value._shape, value._stride, value._storage_offset, value._dtype,
+                                        _META)
+            return make_fake(meta, fake_mode, dev)
+        if isinstance(value, (tuple, list)):
+            return type(value)(self.meta_val(v) for v in value)
+        return value
+
+    def stack_trace(self) -> str | None:
+        if not self.record_stack_traces:
+            return None
+        frames = []
+        f = sys._getframe(2)
+        while f is not None:
+            fn = f.f_code.co_filename
+            if not fn.startswith(_LIB_DIRS) and fn != _CONTEXTLIB:
+                frames.append((fn, f.f_lineno, f.f_code.co_name))
+            f = f.f_back
+        key = tuple(frames)
+        text = self._trace_texts.get(key)
+        if text is None:  # ops issued from the same user line share the text
+            frames.reverse()
+            summary = traceback.StackSummary.from_list([(fn, ln, name, None) for fn, ln, name in frames])
+            text = self._trace_texts[key] = "".join(summary.format())
+        return text
+
+    # --- arguments -----------------------------------------------------------------------------
+    def constant_node(self, t: Any) -> Node:
+        """A get_attr node reading ``t`` as a module attribute ``_tensor_constantN``."""
+        entry = self._constant_names.get(id(t))
+        if entry is None or entry[0] is not t:
+            name = f"_tensor_constant{len(self._constant_names)}"
+            self._constant_names[id(t)] = (t, name)
+            self.constants[name] = t
+        else:
+            name = entry[1]
+        node = self.graph.get_attr(name)
+        node.meta["val"] = self.meta_val(t)
+        return node
+
+    def to_arg(self, a: Any) -> Any:
+        """Replace tensors (inside lists / tuples / dicts too) by their nodes."""
+        if isinstance(a, Tensor):
+            node = self.tensor_tracker.get(a)
+            if node is None and self.alias_index is not None:
+                node = self._alias_of(a)
+            return node if node is not None else self.constant_node(a)
+        if isinstance(a, (list, tuple)):
+            return type(a)(self.to_arg(e) for e in a)
+        if isinstance(a, dict):
+            return {k: self.to_arg(v) for k, v in a.items()}
+        return a
+
+    def _alias_of(self, t: Any) -> Node | None:
+        """The node of a tracked tensor viewing the same memory as ``t`` the same way, unmodified since."""
+        entry = self.alias_index.get(_alias_key(t))
+        if entry is None:
+            return None
+        counter, version, node = entry
+        if counter is not t._version_counter or counter.version != version:
+            return None
+        return node
+
+    def track(self, out: Any, node: Node) -> None:
+        """Bind ``out``'s tensors to ``node`` (and getitem nodes of it for tuple / list outputs)."""
+        node.meta["val"] = self.meta_val(out)
+        if isinstance(out, Tensor):
+            self.tensor_tracker[out] = node
+            if self.alias_index is not None:
+                counter = out._version_counter  # held, so that its id is not reused while the entry lives
+                self.alias_index[_alias_key(out)] = (counter, counter.version, node)
+        elif isinstance(out, (tuple, list)):
+            trace = node.meta.get("stack_trace")
+            for i, e in enumerate(out):
+                item = self.graph.create_node("call_function", operator.getitem, (node, i))
+                if trace is not None:
+                    item.meta["stack_trace"] = trace
+                self.track(e, item)
+
+
+#: results with at most this many elements computed from constants are kept as constants (PyTorch's limit)
+CONSTANT_NUMEL_LIMIT = 1
+
+#: metadata queries never decomposed by the proxy mode
+_NO_DECOMPOSE = frozenset({"aten::size", "aten::stride", "aten::storage_offset"})
+
+
+class ProxyTorchDispatchMode(TorchDispatchMode):
+    """Records every op that reaches it into its tracer's graph (see the module docstring)."""
+
+    _mode_key = TorchDispatchModeKey.PROXY
+
+    def __init__(self, tracer: _Tracer, decomposition_table: dict | None = None, pre_dispatch: bool = False) -> None:
+        super().__init__(DispatchKey.PreDispatch if pre_dispatch else None)
+        self.tracer = tracer
+        self.decomposition_table = decomposition_table or {}
+        self.pre_dispatch = pre_dispatch
+
+    @classmethod
+    def is_infra_mode(cls) -> bool:
+        return True
+
+    def __exit__(self, *exc: object) -> None:
+        _pop_mode(DispatchKey.PreDispatch if self.pre_dispatch else TorchDispatchModeKey.PROXY)
+
+    def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = kwargs or {}
+        decomp = self.decomposition_table.get(func)
+        if decomp is not None:
+            with self:
+                return decomp(*args, **kwargs)
+        aten = _aten()
+        if not self.pre_dispatch and func.name() not in _NO_DECOMPOSE:
+            with self:
+                r = func.decompose(*args, **kwargs)
+            if r is not NotImplemented:
+                return r
+        tracer = self.tracer
+        tracked = [t for t in _tensors(args, kwargs) if t in tracer.tensor_tracker]
+        all_constant = all(t in tracer.constant_values for t in tracked)
+        if "data_dependent_output" in func.tags:
+            if all_constant:
+                with _no_fake_mode():
+                    return func(*_constant_args(tracer, args), **_constant_args(tracer, kwargs))
+            if not any(_is_fake(t) for t in tracked):
+                raise TracingError(
+                    f"It appears that you're trying to get value out of a tracing tensor with {func} - erroring "
+                    "out! It's likely that this is caused by data-dependent control flow or similar.  It may be "
+                    "possible to trace this with dynamic shapes; try setting tracing_mode='symbolic' in your "
+                    "make_fx call.")
+            trace = tracer.stack_trace() or ""
+            raise TracingError(
+                f"make_fx(tracing_mode='fake') cannot trace {func}: its result depends on tensor data, which "
+                f"fake tensors do not have (symbolic shapes are not supported).\nUser code:\n{trace}")
+        target = aten.lift_fresh_copy.default if func is aten.lift_fresh.default else func
+        node = tracer.graph.create_node("call_function", target, tracer.to_arg(args), tracer.to_arg(kwargs))
+        trace = tracer.stack_trace()
+        if trace is not None:
+            node.meta["stack_trace"] = trace
+        out = target(*args, **kwargs)
+        tracer.track(out, node)
+        # constant propagation: small results computed from constants keep their real value
+        if isinstance(out, Tensor) and out.numel() <= CONSTANT_NUMEL_LIMIT:
+            if func is aten.lift_fresh.default and not _is_fake(args[0]):
+                with no_dispatch():
+                    tracer.constant_values[out] = aten.clone.default(args[0])
+            elif tracked and all_constant and "nondeterministic_seeded" not in func.tags:
+                with no_dispatch():
+                    tracer.constant_values[out] = func(*_constant_args(tracer, args),
+                                                       **_constant_args(tracer, kwargs))
+        return out
+
+
+def _tensors(args: tuple, kwargs: dict) -> list[Any]:
+    """The tensors among ``args`` / ``kwargs`` (lists and tuples included)."""
+    out = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(e for e in a if isinstance(e, Tensor))
+    return out
+
+
+def _constant_args(tracer: _Tracer, tree: Any) -> Any:
+    """``tree`` with each tracked constant tensor replaced by its real value."""
+    if isinstance(tree, Tensor):
+        return tracer.constant_values.get(tree, tree)
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_constant_args(tracer, e) for e in tree)
+    if isinstance(tree, dict):
+        return {k: _constant_args(tracer, v) for k, v in tree.items()}
+    return tree
+
+
+@contextlib.contextmanager
+def _no_fake_mode() -> Any:
+    """Take the active FakeTensorMode off the stack for the body (``unset_fake_temporarily``)."""
+    fake = _unset_dispatch_mode(TorchDispatchModeKey.FAKE)
+    try:
+        yield
+    finally:
+        if fake is not None:
+            _push_mode(fake)
+
+
+def _is_fake(t: Any) -> bool:
+    from dispatcher.fake import FakeTensor
+
+    return isinstance(t, FakeTensor)
+
+
+def _placeholder_names(f: Callable[..., Any], nargs: int) -> list[str]:
+    """``<param>`` for each positional argument; ``arg{i}`` when the signature does not name it."""
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        return [f"arg{i}" for i in range(nargs)]
+    names = []
+    for i in range(nargs):
+        if i < len(params) and params[i].kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                  inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            names.append(params[i].name)
+        else:
+            names.append(f"arg{i}")
+    return names
+
+
+def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, tracing_mode: str = "real",
+            pre_dispatch: bool = False, record_stack_traces: bool = True) -> Callable[..., GraphModule]:
+    """Return a function that traces ``f`` on example inputs into a GraphModule (module docstring)."""
+    if tracing_mode not in ("real", "fake"):
+        if tracing_mode == "symbolic":
+            raise NotImplementedError("make_fx(tracing_mode='symbolic'): symbolic shapes are not supported")
+        raise AssertionError(f"Unexpected tracing type: {tracing_mode}")
+
+    def wrapped(*args: Any) -> GraphModule:
+        return _trace(f, args, decomposition_table, tracing_mode, pre_dispatch, record_stack_traces)
+
+    return wrapped
+
+
+def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None, tracing_mode: str,
+           pre_dispatch: bool, record_stack_traces: bool) -> GraphModule:
+    tracer = _Tracer(record_stack_traces)
+    if pre_dispatch:
+        tracer.alias_index = {}
+    graph = tracer.graph
+    fake_mode = None
+    if tracing_mode == "fake":
+        from dispatcher.fake import FakeTensor, FakeTensorMode
+
+        existing = next((a.fake_mode for a in pytree.tree_leaves(args) if isinstance(a, FakeTensor)), None)
+        fake_mode = existing or FakeTensorMode(allow_fallback_kernels=True, static_shapes=True)
+        args = pytree.tree_map(
+            lambda a: fake_mode.from_tensor(a) if isinstance(a, Tensor) and not isinstance(a, FakeTensor) else a,
+            args)
+    # placeholders: one per flattened leaf of each argument
+    names = _placeholder_names(f, len(args))
+    nested = False
+    for name, a in zip(names, args, strict=True):
+        leaves = pytree.tree_leaves(a)
+        if len(leaves) != 1 or leaves[0] is not a:
+            nested = True
+        for leaf in leaves:
+            ph = graph.placeholder(f"{name}_1")
+            if isinstance(leaf, Tensor):
+                tracer.track(leaf, ph)
+            else:
+                ph.meta["val"] = leaf
+    mode = ProxyTorchDispatchMode(tracer, decomposition_table, pre_dispatch)
+    with contextlib.ExitStack() as stack:
+        if fake_mode is not None:
+            stack.enter_context(fake_mode)
+        if pre_dispatch:
+            stack.enter_context(EnablePythonDispatcher())
+            stack.enter_context(EnablePreDispatch())
+            _push_mode(mode)
+            stack.callback(_pop_mode, DispatchKey.PreDispatch)
+            stack.enter_context(_GradModeRecorder(tracer))
+        else:
+            stack.enter_context(mode)
+        result = f(*args)
+    to_node = lambda r: tracer.to_arg(r) if isinstance(r, Tensor) else r  # noqa: E731
+    if nested:  # the generated forward flattens its inputs and unflattens its outputs with specs
+        leaves, out_spec = pytree.tree_flatten(result)
+        graph.output([to_node(r) for r in leaves])
+        graph.pytree_info = PyTreeInfo(list(names), pytree.tree_structure(list(args)), out_spec)
+    else:
+        graph.output(pytree.tree_map(to_node, result))
+    name = getattr(f, "__name__", None) or type(f).__name__
+    return GraphModule(tracer.constants, graph, class_name=name)
+
+
+_GRAD_MODE_FILE = os.path.join(_LIB_DIRS[0], "autograd", "grad_mode.py")
+_ENGINE_FILE = os.path.join(_LIB_DIRS[0], "autograd", "engine.py")
+
+
+def _set_by_engine() -> bool:
+    """Is the grad-mode change being made by the autograd engine (a C++ GradMode change in PyTorch)?"""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename == _GRAD_MODE_FILE:
+        f = f.f_back
+    return f is not None and f.f_code.co_filename == _ENGINE_FILE
+
+
+class _GradModeRecorder:
+    """Pre-dispatch: record grad-mode changes made by the traced function as ``_set_grad_enabled`` nodes.
+
+    PyTorch sees them with a TorchFunctionMode on ``torch._C._set_grad_enabled``; here every grad-mode
+    switch goes through ``grad_mode._state.enabled``, so its setter is wrapped for the trace (changes made by
+    other threads, or by the autograd engine, which PyTorch makes in C++, are not recorded).
+    """
+
+    def __init__(self, tracer: _Tracer) -> None:
+        self.tracer = tracer
+
+    def __enter__(self) -> _GradModeRecorder:
+        from dispatcher.autograd import grad_mode
+
+        self._view_cls = type(grad_mode._state)
+        self._prop = self._view_cls.enabled
+        tracer = self.tracer
+        prop = self._prop
+        thread = threading.get_ident()
+
+        def setter(view: Any, value: bool) -> None:
+            value = bool(value)
+            if prop.fget(view) != value and threading.get_ident() == thread and not _set_by_engine():
+                node = tracer.graph.create_node("call_function", grad_mode._set_grad_enabled, (value,))
+                node.meta["val"] = None
+                trace = tracer.stack_trace()
+                if trace is not None:
+                    node.meta["stack_trace"] = trace
+            prop.fset(view, value)
+
+        self._view_cls.enabled = property(prop.fget, setter)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._view_cls.enabled = self._prop
