@@ -42,8 +42,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..keys import DispatchKey
-from ..keyset import BACKEND_MASK, DispatchKeySet, full_after_bits, key_bits
+from ..keyset import DispatchKeySet
+from ..ops.inplace_or_view import redispatch_below_adinplaceorview
 from ..tls import per_thread
 from .graph import ERR_BACKWARD_TWICE, Node, forward_op_name, gradient_edge, node_class, task_should_compute_output
 from .hooks import update_tensor_hooks_on_new_gradfn
@@ -296,8 +296,6 @@ class CopySlices(Node):
             self.fn = None
 
 
-_ADIOV = key_bits(DispatchKey.ADInplaceOrView)
-_AFTER_ADIOV = DispatchKeySet.from_raw_repr(full_after_bits(DispatchKey.ADInplaceOrView))
 
 
 def is_multi_output_view(schema: Any) -> bool:
@@ -311,17 +309,8 @@ def make_multi_output_view_kernel(op: Any) -> Any:
     """The ADInplaceOrView kernel of a multi-output view op: its outputs may not be modified in place."""
 
     def kernel(ks: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        outputs = redispatch_below_adinplaceorview(op, ks, args, kwargs)
         t = per_thread.s
-        added = _ADIOV & ~t.excluded
-        if added:
-            t.excluded |= added
-            t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
-        try:
-            outputs = op.redispatch(ks & _AFTER_ADIOV, *args, **kwargs)
-        finally:
-            if added:
-                t.excluded &= ~added
-                t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
         meta = MULTI_OUTPUT_NODE if t.grad_enabled else NO_GRAD_MODE
         previous = getattr(args[0], "_creation_meta", DEFAULT) if args else DEFAULT
         meta = propagate_creation_meta(previous, meta)

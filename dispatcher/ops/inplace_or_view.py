@@ -12,12 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dispatch import redispatch_excluding
 from ..keys import DispatchKey
-from ..keyset import BACKEND_MASK, DispatchKeySet, full_after_bits, key_bits
-from ..tls import per_thread
+from ..keyset import DispatchKeySet, full_after_bits, key_bits
 
-_AFTER = DispatchKeySet.from_raw_repr(full_after_bits(DispatchKey.ADInplaceOrView))
+_AFTER_RAW = full_after_bits(DispatchKey.ADInplaceOrView)
 _ADIOV = key_bits(DispatchKey.ADInplaceOrView)
+
+
+def redispatch_below_adinplaceorview(op: Any, ks: DispatchKeySet | int, args: tuple, kwargs: dict) -> Any:
+    """Run ``op`` below this key with ADInplaceOrView TLS-excluded meanwhile (AutoDispatchBelowADInplaceOrView)."""
+    raw = ks if isinstance(ks, int) else ks.raw_repr()
+    return redispatch_excluding(op, raw, _AFTER_RAW, _ADIOV, args, kwargs)
 
 
 def written_arguments(schema: Any) -> tuple[list[int], list[str]]:
@@ -41,17 +47,7 @@ def make_inplace_kernel(op: Any) -> Any:
     positions, names = written_arguments(op._schema)
 
     def kernel(ks: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        t = per_thread.s
-        added = _ADIOV & ~t.excluded
-        if added:
-            t.excluded |= added
-            t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
-        try:
-            result = op.redispatch(ks & _AFTER, *args, **kwargs)
-        finally:
-            if added:
-                t.excluded &= ~added
-                t.exclude_mask = ~(t.excluded & ~BACKEND_MASK)
+        result = redispatch_below_adinplaceorview(op, ks, args, kwargs)
         for i in positions:
             if i < len(args):
                 args[i]._version_counter.version += 1
