@@ -174,3 +174,5 @@ _function_mode.install(Tensor, [
 ])
 __all__ += ["TorchFunctionMode"]
 # --- end __torch_function__ ---
+
+from . import _C  # noqa: E402, F401  (torch._C's private names: _EnablePythonDispatcher, _set_grad_enabled, ...)

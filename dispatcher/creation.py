@@ -96,17 +96,20 @@ def _aten() -> Any:
     return namespace("aten")
 
 
-def _copy_to(t: Tensor, dt: _dt.dtype, device: Any) -> Tensor:
-    """``aten._to_copy(t, dtype=, device=)``: how PyTorch copies a wrapped array / tensor into a new tensor."""
-    return _aten()._to_copy.default(t, dtype=dt, device=as_device(device))
+def _copy_to(t: Tensor, dt: _dt.dtype, device: Any, copy: bool = True) -> Tensor:
+    """``aten.to.device(t, device, dtype, False, copy)``: how PyTorch's ``internal_new_from_data`` converts a
+    wrapped array / tensor (a copy for ``tensor``; ``as_tensor`` passes ``copy=False``). Below autograd this
+    is ``_to_copy(t, dtype=, device=)``."""
+    return _aten().to.device(t, as_device(device), dt, False, copy)
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, numbers, NumPy arrays, tensors).
 
     The calls are PyTorch's: a list or number is converted in Python and enters through
-    ``lift_fresh``; a NumPy array is wrapped (``lift_fresh``) then copied with ``_to_copy``;
-    a tensor is ``detach``-ed then copied with ``_to_copy`` (with PyTorch's warning).
+    ``lift_fresh``; a NumPy array is wrapped (``lift_fresh``) then copied with ``to.device(...,
+    copy=True)``; a tensor is ``detach``-ed then copied the same way (with PyTorch's warning). The
+    result goes through ``detach_`` (seen only above autograd, e.g. by a pre-dispatch trace).
     """
     if isinstance(data, Tensor):
         warnings.warn(
@@ -114,24 +117,27 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
             "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
             stacklevel=2,
         )
-        dt = _dt.from_code(dtype) if dtype is not None else data.dtype
-        t = _copy_to(_aten().detach.default(data), dt, device if device is not None else data.device)
-    elif isinstance(data, np.ndarray):
-        dt = _dt.from_code(dtype) if dtype is not None else _dt.from_numpy_dtype(data.dtype)
-        t = _copy_to(from_numpy(data), dt, device)
-    else:
-        _sizes(data)
-        dt = _dt.from_code(dtype) if dtype is not None else _infer_dtype(data)
-        arr = _to_numpy(data, dt)
-        t = Tensor._from_numpy(arr, dt)
-        if as_device(device).type == "meta":
-            t = Tensor._empty(t._shape, dt, as_device("meta"))
-        t = _aten().lift_fresh.default(t)
+    t = internal_new_from_data(data, dtype, device)
+    # tensor_ctor ends with ``detach_()`` through the dispatcher: its Autograd kernel does not dispatch below, so
+    # only what runs above autograd (a pre-dispatch mode) sees it
+    t = _aten().detach_.default(t)
     if requires_grad:
         from .tensor_methods import _factory_requires_grad
 
         _factory_requires_grad(t)
     return t
+
+
+def internal_new_from_data(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """``tensor(data)`` without its final ``detach_`` (PyTorch's ``internal_new_from_data``, which indexing uses
+    for list indices and assigned values)."""
+    if isinstance(data, Tensor):
+        dt = _dt.from_code(dtype) if dtype is not None else data.dtype
+        return _copy_to(_aten().detach.default(data), dt, device if device is not None else data.device)
+    if isinstance(data, np.ndarray):
+        dt = _dt.from_code(dtype) if dtype is not None else _dt.from_numpy_dtype(data.dtype)
+        return _copy_to(from_numpy(data), dt, device)
+    return _from_python_data(data, dtype, device)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
@@ -140,13 +146,23 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
         if (dtype is None or _dt.from_code(dtype) is data.dtype) and (device is None or as_device(device) == data.device):
             return data
         return _copy_to(data, _dt.from_code(dtype) if dtype is not None else data.dtype,
-                        device if device is not None else data.device)
+                        device if device is not None else data.device, copy=False)
     if isinstance(data, np.ndarray):
         t = from_numpy(data)
         if (dtype is None or _dt.from_code(dtype) is t.dtype) and as_device(device).type == "cpu":
             return t
-        return _copy_to(t, _dt.from_code(dtype) if dtype is not None else t.dtype, device)
-    return tensor(data, dtype=dtype, device=device)
+        return _copy_to(t, _dt.from_code(dtype) if dtype is not None else t.dtype, device, copy=False)
+    return _from_python_data(data, dtype, device)
+
+
+def _from_python_data(data: Any, dtype: Any, device: Any) -> Tensor:
+    """Nested lists / numbers converted in Python, entering the program through ``lift_fresh``."""
+    _sizes(data)
+    dt = _dt.from_code(dtype) if dtype is not None else _infer_dtype(data)
+    t = Tensor._from_numpy(_to_numpy(data, dt), dt)
+    if as_device(device).type == "meta":
+        t = Tensor._empty(t._shape, dt, as_device("meta"))
+    return _aten().lift_fresh.default(t)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:

@@ -44,9 +44,9 @@ def _is_int_index(obj: Any) -> bool:
 
 
 def _as_index_tensor(obj: Any) -> Tensor:
-    from .creation import tensor
+    from .creation import internal_new_from_data
 
-    return tensor(obj)
+    return internal_new_from_data(obj)
 
 
 def _normalize(obj: Any) -> Any:
@@ -185,9 +185,9 @@ def _value_tensor(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (numbers.Number, np.generic)):
-        from .creation import tensor
+        from .creation import internal_new_from_data
 
-        return tensor(value, dtype=self.dtype, device=self.device)
+        return internal_new_from_data(value, dtype=self.dtype, device=self.device)
     raise TypeError(f"can't assign a {type(value).__name__} to a torch.{_type_name(self.dtype)}")
 
 

@@ -181,3 +181,20 @@ def py_impl(op: Any, key: Any) -> Callable[[Callable[..., Any]], Callable[..., A
         return fn
 
     return register
+
+
+def remove_py_impl(op: Any, key: Any) -> Callable[..., Any]:
+    """Undo ``op.py_impl(key)``: remove and return the Python kernel (or mode rule) registered for ``key``.
+
+    PyTorch has no public API for this (tests ``del op.py_kernels[key]`` and clear ``op._dispatch_cache``);
+    this does both, so the next call resolves afresh. KeyError when nothing is registered for ``key``.
+    """
+    if isinstance(key, type):
+        table, k = op.python_key_table, key
+    else:
+        table, k = op.py_kernels, DispatchKey(key) if isinstance(key, int) else DispatchKey[key]
+    if k not in table:
+        raise KeyError(f"no python impl for {getattr(k, 'name', k)} on operator {op.name()}")
+    fn = table.pop(k)
+    op._dispatch_cache.clear()
+    return fn

@@ -29,10 +29,10 @@ Where we knowingly differ from PyTorch (each spot is marked "NB" below):
 
 - binding errors are `SchemaArgumentError` (a ``TypeError``) with PyTorch's wording, minus the
   pybind11 "Cast error details"; PyTorch raises ``RuntimeError``;
-- ScalarType / Layout / MemoryFormat / Device values are passed through as given (PyTorch turns
-  them into ``torch.dtype`` / ``torch.device`` objects), names as strings (``"float32"``) are
-  accepted too, and a default filled in for them stays the parsed code (``ScalarType dt=float``
-  is 6);
+- ScalarType / Device values are passed through as given (PyTorch turns them into ``torch.dtype``
+  / ``torch.device`` objects; MemoryFormat and Layout codes do become our ``memory_format`` /
+  ``layout`` objects, as in PyTorch), names as strings (``"float32"``) are accepted too, and a
+  default filled in for them stays the parsed code (``ScalarType dt=float`` is 6);
 - a tensor given for a list argument is refused (PyTorch iterates over it);
 - schemas that PyTorch's parser only rejects through an internal assert or a bare C++
   exception raise a SchemaError here; an error at the end of the input is marked with a caret;
@@ -49,6 +49,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dispatcher.errors import SchemaArgumentError, SchemaError
+from dispatcher.memory_format import _FORMATS as _MEMORY_FORMATS
+from dispatcher.memory_format import _LAYOUTS, layout, memory_format
 from dispatcher.protocol import is_tensor_like
 
 __all__ = [
@@ -1349,6 +1351,21 @@ def _conv_enum(v: Any) -> Any:
     return v
 
 
+def _conv_memory_format(v: Any) -> Any:
+    # A MemoryFormat code becomes its object (torch.contiguous_format ...), as PyTorch's argument parser does,
+    # so that modes and graphs see the object; kernels take either.
+    if type(v) is int and v in _MEMORY_FORMATS:
+        return _MEMORY_FORMATS[v]
+    return _conv_enum(v)
+
+
+def _conv_layout(v: Any) -> Any:
+    # The same for Layout codes (torch.strided ...).
+    if type(v) is int and v in _LAYOUTS:
+        return _LAYOUTS[v]
+    return _conv_enum(v)
+
+
 def _conv_device(v: Any) -> Any:
     # A device: a string ("cpu", "meta", "cuda:0") or a device object; numbers are refused.
     if isinstance(v, str):
@@ -1388,7 +1405,7 @@ def _conv_tensor_or_number(v: Any) -> Any:
 _BASE_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "int": _conv_int, "SymInt": _conv_int, "float": _conv_float, "bool": _conv_bool,
     "SymBool": _conv_bool, "complex": _conv_complex, "Scalar": _conv_scalar, "str": _conv_str,
-    "ScalarType": _conv_enum, "Layout": _conv_enum, "MemoryFormat": _conv_enum,
+    "ScalarType": _conv_enum, "Layout": _conv_layout, "MemoryFormat": _conv_memory_format,
     "Device": _conv_device, "Generator": _conv_object, "Storage": _conv_object,
     "Stream": _conv_object, "QScheme": _conv_enum, "Quantizer": _conv_object,
 }
@@ -1398,7 +1415,7 @@ _BASE_FAST_TYPES: dict[str, Any] = {
     "int": frozenset({int}), "SymInt": frozenset({int}), "float": frozenset({float}),
     "bool": frozenset({bool}), "SymBool": frozenset({bool}), "complex": frozenset({complex}),
     "Scalar": _NUMBER_TYPES, "str": frozenset({str}), "ScalarType": frozenset({int, str}),
-    "Layout": frozenset({int, str}), "MemoryFormat": frozenset({int, str}),
+    "Layout": frozenset({layout, str}), "MemoryFormat": frozenset({memory_format, str}),
     "Device": frozenset({str}), "QScheme": frozenset({int}),
 }
 

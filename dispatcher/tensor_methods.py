@@ -552,8 +552,8 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
     return aten.to.dtype_layout(self, dtype=other.dtype, layout=_STRIDED, device=other.device)
 
 
-#: ``torch.strided`` as the Layout enum value (ints in schemas, like PyTorch's c10::Layout)
-_STRIDED = 0
+#: ``torch.strided`` (equal to its c10::Layout code, 0; graphs print it as torch.strided)
+from .memory_format import strided as _STRIDED  # noqa: E402
 
 
 def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
@@ -573,28 +573,26 @@ _TYPE_NAMES = {
 
 
 def item(self: Tensor) -> Any:
-    # The size check lives here, as in PyTorch's Tensor.item(); the op itself reads the first element.
-    if self.numel() != 1:
-        raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-    return aten._local_scalar_dense.default(self)
+    # aten.item checks the size and calls _local_scalar_dense (float(), int() and __index__ go through it too)
+    return aten.item.default(self)
 
 
 def _float(self: Tensor) -> float:
     if self.numel() != 1:
         raise ValueError("only one element tensors can be converted to Python scalars")
-    return float(aten._local_scalar_dense.default(self))
+    return float(aten.item.default(self))
 
 
 def _int(self: Tensor) -> int:
     if self.numel() != 1:
         raise ValueError("only one element tensors can be converted to Python scalars")
-    return int(aten._local_scalar_dense.default(self))
+    return int(aten.item.default(self))
 
 
 def _index(self: Tensor) -> int:
     if self.numel() != 1 or self.dtype.is_floating_point or self.dtype.is_complex:
         raise TypeError("only integer tensors of a single element can be converted to an index")
-    return int(aten._local_scalar_dense.default(self))
+    return int(aten.item.default(self))
 
 
 def _bool(self: Tensor) -> bool:

@@ -772,6 +772,11 @@ def _table() -> list[OpInfo]:
         OpInfo("embedding_backward", [S(T((3, 4)), T((3,), L, kind=idx10), 10, -1, False, False)]),
         OpInfo("is_nonzero", [S(T((1,))), S(T(())), S(T((1, 1), L)), S(T((), B))], [S(T((2,))), S(T((0,)))],
                meta=False),
+        OpInfo("item", [S(T(())), S(T((1,), L)), S(T((1, 1), D)), S(T((), B))], [S(T((2,))), S(T((0,)))],
+               meta=False),
+        OpInfo("broadcast_tensors", [S([T((2, 3)), T((3,))]), S([T((2, 1), D), T((1, 4), L), T(())]),
+                                     S([T((2, 3))]), S([]), S([T((3, 2), F, "transposed"), T((3, 2))])],
+               [S([T((2, 3)), T((4,))]), S([T((2, 3)), "a"])]),
         OpInfo("sum_to_size", [S(T((3, 4)), [1, 4]), S(T((3, 4)), [4]), S(T((3, 4)), [3, 1]), S(T((3, 4)), [])],
                [S(T((3, 4)), [3]), S(T((3, 4)), [2, 4])]),
     ]

@@ -29,6 +29,8 @@ from dispatcher.ops.native_functions import CIA, NATIVE_FUNCTIONS
 from dispatcher.tls import state as tls_state
 
 _CIA = {"aten::" + op.name for op in NATIVE_FUNCTIONS if op.kind == CIA}
+#: ops whose Autograd kernel does all the work and dispatches nothing below it: a mode never sees them
+_STOP_AT_AUTOGRAD = {"aten::detach_"}
 
 
 # --- recording --------------------------------------------------------------------------------------
@@ -91,6 +93,8 @@ class OurRecorder:
         if any(opaque for _, opaque in self._stack):
             return
         name = op.name()
+        if name in _STOP_AT_AUTOGRAD:
+            return
         if name in _CIA:
             self._stack.append((depth, False))
             return

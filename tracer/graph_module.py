@@ -287,12 +287,15 @@ class _CodeGen:
         trace = node.meta.get("stack_trace")
         if isinstance(trace, str):
             lines = trace.strip().split("\n")
-            for idx in range(len(lines) - 2, -1, -1):
+            for idx in range(len(lines) - 1, -1, -1):
                 match = _STACK_FRAME_RE.match(lines[idx].strip())
                 if match:
                     file, lineno, fn = match.group(1, 2, 3)
-                    code = lines[idx + 1].strip()
-                    text = f"File: {file}:{lineno} in {fn}, code: {code}"
+                    # the source line follows, unless the frame has none (code from exec / the REPL): PyTorch
+                    # then shows the outer frame's header as the code; we keep the innermost frame, without code
+                    after = lines[idx + 1].strip() if idx + 1 < len(lines) else ""
+                    code = "" if _STACK_FRAME_RE.match(after) else after
+                    text = f"File: {file}:{lineno} in {fn}" + (f", code: {code}" if code else "")
                     return _LINE_BREAKS_RE.sub(" ", text)
         return "No stacktrace found for following nodes"
 
@@ -572,6 +575,15 @@ class GraphModule:
 
     def __repr__(self) -> str:
         return f"<{self._class_name}: GraphModule with {len(self._graph.nodes)} nodes>"
+
+    def _repr_svg_(self) -> str | None:
+        """The graph drawn as SVG, for Jupyter; None (no SVG) until ``passes`` is imported."""
+        return None if svg_renderer is None else svg_renderer(self)
+
+
+#: GraphModule -> SVG text, used by ``GraphModule._repr_svg_``. passes/drawing.py sets it when imported
+#: (the tracer never imports passes: the drawing registers itself here instead).
+svg_renderer: Callable[[GraphModule], str] | None = None
 
 
 def _fetch(root: Any, target: str) -> Any:

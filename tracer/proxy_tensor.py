@@ -32,6 +32,9 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from dispatcher.fake import FakeTensor, FakeTensorMode
+from dispatcher.fake.exceptions import DataDependentOutputException, DynamicOutputShapeException
+from dispatcher.fake.fake_tensor import make_fake
 from dispatcher.keys import DispatchKey
 from dispatcher.modes.dispatch_mode import (
     TorchDispatchMode,
@@ -43,7 +46,7 @@ from dispatcher.modes.dispatch_mode import (
 )
 from dispatcher.modes.weak import WeakIdKeyDictionary
 from dispatcher.tensor import Tensor, device
-from dispatcher.tls import EnablePreDispatch, EnablePythonDispatcher
+from dispatcher.tls import AutoDispatchBelowAutograd, EnablePreDispatch, EnablePythonDispatcher
 
 from . import pytree
 from .graph import Graph, PyTreeInfo
@@ -58,6 +61,17 @@ _LIB_DIRS = tuple(
 )
 _CONTEXTLIB = contextlib.__file__
 _META = device("meta")
+
+
+_TRACE_TEXTS_LIMIT = 4096  #: entries of the shared stack-trace text cache before it is cleared
+#: stack_trace's classification of code objects (by id) into the library's and the user's, shared by all traces;
+#: ``_SEEN_CODE`` keeps the classified code objects alive so that their ids stay unique; never cleared (a tracer
+#: copies the sets once ``_SEEN_CODE_LIMIT`` code objects are known)
+_LIB_CODE_IDS: set[int] = set()
+_USER_CODE_IDS: set[int] = set()
+_SEEN_CODE: list[Any] = []
+_SEEN_CODE_LIMIT = 4096
+_TRACE_BY_OFFSET: dict[tuple, str] = {}  #: stack_trace's texts by the user frames' (code id, offset); see _Tracer
 
 
 class TracingError(RuntimeError):
@@ -96,7 +110,17 @@ class _Tracer:
         self._constant_names: dict[int, tuple[Any, str]] = {}
         self.record_stack_traces = record_stack_traces
         self._fake_mode: Any = None
-        self._trace_texts: dict[tuple, str] = {}  #: formatted stack traces by frame list
+        #: ids of the code objects met by stack_trace, library's and user's (``_seen_code`` keeps them alive):
+        #: the module's shared sets, or this tracer's own copies once those are full
+        full = len(_SEEN_CODE) >= _SEEN_CODE_LIMIT
+        self._lib_code_ids: set[int] = set(_LIB_CODE_IDS) if full else _LIB_CODE_IDS
+        self._user_code_ids: set[int] = set(_USER_CODE_IDS) if full else _USER_CODE_IDS
+        self._seen_code: list[Any] = [] if full else _SEEN_CODE
+        #: formatted stack traces by the user frames' (code id, instruction offset) (valid while the ids are)
+        #: (shared by traces: the same code objects at the same offsets are the same source lines, even if a file
+        #: was edited or reloaded since), and this trace's texts by (file, line, function)
+        self._trace_texts: dict[tuple, str] = {} if full else _TRACE_BY_OFFSET
+        self._trace_by_line: dict[tuple, str] = {}
         #: pre-dispatch only: (version counter id, geometry) -> (counter, its version, node) of tracked tensors, so
         #: that a detached alias made below the mode (a tensor autograd saved and unpacked) maps to its node
         self.alias_index: dict[tuple, tuple[Any, int, Node]] | None = None
@@ -106,17 +130,15 @@ class _Tracer:
     # --- values --------------------------------------------------------------------------------
     def meta_val(self, value: Any) -> Any:
         """A FakeTensor with ``value``'s metadata (fake values are kept as they are)."""
-        from dispatcher.fake import FakeTensor, FakeTensorMode
-        from dispatcher.fake.fake_tensor import make_fake
-
         if isinstance(value, Tensor):
             # a new FakeTensor even for a fake value: the graph must not keep the traced value alive
             if isinstance(value, FakeTensor):
-                fake_mode, dev = value.fake_mode, value.fake_device
+                fake_mode, dev = value.fake_mode, value._fake_device
             else:
                 if self._fake_mode is None:
                     self._fake_mode = FakeTensorMode(allow_fallback_kernels=True)
-                fake_mode, dev = self._fake_mode, value.device
+                # (a plain tensor's device is its field; a subclass may override the property)
+                fake_mode, dev = self._fake_mode, value._device if type(value) is Tensor else value.device
             meta = Tensor._from_storage(None, value._shape, value._stride, value._storage_offset, value._dtype,
                                         _META)
             return make_fake(meta, fake_mode, dev)
@@ -125,22 +147,45 @@ class _Tracer:
         return value
 
     def stack_trace(self) -> str | None:
+        """The user's frames that issued the current op, formatted as ``traceback`` does (shared strings)."""
         if not self.record_stack_traces:
             return None
+        # hot path: one set lookup per frame to skip the library's frames, and the user's frames keyed by
+        # (code, instruction offset), which is cheap to read; line numbers are decoded only on a cache miss
         frames = []
+        key: list[int] = []
+        lib_ids, user_ids = self._lib_code_ids, self._user_code_ids
         f = sys._getframe(2)
         while f is not None:
-            fn = f.f_code.co_filename
-            if not fn.startswith(_LIB_DIRS) and fn != _CONTEXTLIB:
-                frames.append((fn, f.f_lineno, f.f_code.co_name))
+            code = f.f_code
+            cid = id(code)
+            if cid not in lib_ids:
+                if cid not in user_ids:
+                    self._classify(code)
+                if cid in user_ids:
+                    frames.append(f)
+                    key.append(cid)
+                    key.append(f.f_lasti)
             f = f.f_back
-        key = tuple(frames)
-        text = self._trace_texts.get(key)
-        if text is None:  # ops issued from the same user line share the text
-            frames.reverse()
-            summary = traceback.StackSummary.from_list([(fn, ln, name, None) for fn, ln, name in frames])
-            text = self._trace_texts[key] = "".join(summary.format())
+        by_offset = self._trace_texts
+        text = by_offset.get(tuple(key))
+        if text is None:  # ops issued from the same user lines share one string
+            lines = tuple((f.f_code.co_filename, f.f_lineno, f.f_code.co_name) for f in reversed(frames))
+            text = self._trace_by_line.get(lines)
+            if text is None:
+                summary = traceback.StackSummary.from_list([(fn, ln, name, None) for fn, ln, name in lines])
+                text = self._trace_by_line[lines] = "".join(summary.format())
+            if len(by_offset) >= _TRACE_TEXTS_LIMIT:
+                by_offset.clear()
+            by_offset[tuple(key)] = text
         return text
+
+    def _classify(self, code: Any) -> None:
+        """File ``code`` under the library's or the user's code (kept alive, so that its id stays unique)."""
+        self._seen_code.append(code)
+        fn = code.co_filename
+        lib = fn.startswith(_LIB_DIRS) or fn == _CONTEXTLIB
+        (self._lib_code_ids if lib else self._user_code_ids).add(id(code))
 
     # --- arguments -----------------------------------------------------------------------------
     def constant_node(self, t: Any) -> Node:
@@ -208,11 +253,14 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
 
     _mode_key = TorchDispatchModeKey.PROXY
 
-    def __init__(self, tracer: _Tracer, decomposition_table: dict | None = None, pre_dispatch: bool = False) -> None:
+    def __init__(self, tracer: _Tracer, decomposition_table: dict | None = None, pre_dispatch: bool = False,
+                 preserve: frozenset = frozenset()) -> None:
         super().__init__(DispatchKey.PreDispatch if pre_dispatch else None)
         self.tracer = tracer
         self.decomposition_table = decomposition_table or {}
         self.pre_dispatch = pre_dispatch
+        #: CIA ops kept whole (``make_fx(preserve=...)``): neither the table nor the CIA step decomposes them
+        self.preserve = preserve
 
     @classmethod
     def is_infra_mode(cls) -> bool:
@@ -223,12 +271,20 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
-        decomp = self.decomposition_table.get(func)
+        preserved = func in self.preserve
+        decomp = None if preserved else self.decomposition_table.get(func)
         if decomp is not None:
             with self:
                 return decomp(*args, **kwargs)
         aten = _aten()
-        if not self.pre_dispatch and func.name() not in _NO_DECOMPOSE:
+        if func is aten.is_nonzero.default:  # traced as (x != 0).item(): a data-dependent value (proxy_call)
+            n = args[0].numel()
+            if n != 1:
+                raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} "
+                                   "is ambiguous")
+            with self:
+                return bool(aten.item.default(aten.ne.Scalar(args[0], 0)))
+        if not self.pre_dispatch and not preserved and _has_cia(func) and func.name() not in _NO_DECOMPOSE:
             with self:
                 r = func.decompose(*args, **kwargs)
             if r is not NotImplemented:
@@ -245,17 +301,22 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                     f"It appears that you're trying to get value out of a tracing tensor with {func} - erroring "
                     "out! It's likely that this is caused by data-dependent control flow or similar.  It may be "
                     "possible to trace this with dynamic shapes; try setting tracing_mode='symbolic' in your "
-                    "make_fx call.")
-            trace = tracer.stack_trace() or ""
-            raise TracingError(
-                f"make_fx(tracing_mode='fake') cannot trace {func}: its result depends on tensor data, which "
-                f"fake tensors do not have (symbolic shapes are not supported).\nUser code:\n{trace}")
+                    f"make_fx call.\n{_user_line()}")
+            # fake tensors: the fake mode below raises DataDependentOutputException, turned into a TracingError
         target = aten.lift_fresh_copy.default if func is aten.lift_fresh.default else func
         node = tracer.graph.create_node("call_function", target, tracer.to_arg(args), tracer.to_arg(kwargs))
         trace = tracer.stack_trace()
         if trace is not None:
             node.meta["stack_trace"] = trace
-        out = target(*args, **kwargs)
+        try:
+            if preserved and not self.pre_dispatch:  # its CIA decomposition runs unrecorded, below autograd
+                with AutoDispatchBelowAutograd():
+                    out = target(*args, **kwargs)
+            else:
+                out = target(*args, **kwargs)
+        except (DataDependentOutputException, DynamicOutputShapeException) as e:
+            tracer.graph.erase_node(node)
+            raise _data_dependent_error(func, e) from e
         tracer.track(out, node)
         # constant propagation: small results computed from constants keep their real value
         if isinstance(out, Tensor) and out.numel() <= CONSTANT_NUMEL_LIMIT:
@@ -267,6 +328,29 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                     tracer.constant_values[out] = func(*_constant_args(tracer, args),
                                                        **_constant_args(tracer, kwargs))
         return out
+
+
+def _user_line() -> str:
+    """The innermost frame outside the library (the user's line that issued the op), as a traceback entry."""
+    f = sys._getframe(1)
+    while f is not None and (f.f_code.co_filename.startswith(_LIB_DIRS) or f.f_code.co_filename == _CONTEXTLIB):
+        f = f.f_back
+    if f is None:
+        return "(no frame outside dispatcher / tracer issued the op)"
+    entry = (f.f_code.co_filename, f.f_lineno, f.f_code.co_name, None)
+    return "".join(traceback.StackSummary.from_list([entry]).format()).rstrip("\n")
+
+
+def _data_dependent_error(func: Any, e: Exception) -> TracingError:
+    """Fake tracing met an op whose value / output shape depends on data fake tensors do not have."""
+    what = "output shape" if isinstance(e, DynamicOutputShapeException) else "value"
+    inner = getattr(e, "func", func)
+    where = "" if inner is func else f" (through {inner})"
+    return TracingError(
+        f"make_fx(tracing_mode='fake') cannot trace {func}{where}: its {what} depends on tensor data, which fake "
+        "tensors do not have (symbolic shapes are not supported). Trace with tracing_mode='real', or keep "
+        f"data-dependent code (.item(), bool(t), .tolist(), nonzero, boolean masks) out of the traced "
+        f"function. The user code that asked for it:\n{_user_line()}")
 
 
 def _tensors(args: tuple, kwargs: dict) -> list[Any]:
@@ -302,9 +386,15 @@ def _no_fake_mode() -> Any:
             _push_mode(fake)
 
 
-def _is_fake(t: Any) -> bool:
-    from dispatcher.fake import FakeTensor
+def _has_cia(func: Any) -> bool:
+    """Has ``func`` a CompositeImplicitAutograd kernel, i.e. can ``func.decompose`` do anything (cheap check)?"""
+    return _CIA in func.py_kernels or bool(func.kernels.get(_CIA))
 
+
+_CIA = DispatchKey.CompositeImplicitAutograd
+
+
+def _is_fake(t: Any) -> bool:
     return isinstance(t, FakeTensor)
 
 
@@ -325,21 +415,29 @@ def _placeholder_names(f: Callable[..., Any], nargs: int) -> list[str]:
 
 
 def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, tracing_mode: str = "real",
-            pre_dispatch: bool = False, record_stack_traces: bool = True) -> Callable[..., GraphModule]:
-    """Return a function that traces ``f`` on example inputs into a GraphModule (module docstring)."""
+            pre_dispatch: bool = False, record_stack_traces: bool = True,
+            preserve: Any = None) -> Callable[..., GraphModule]:
+    """Return a function that traces ``f`` on example inputs into a GraphModule (module docstring).
+
+    ``preserve``: CompositeImplicitAutograd ops (OpOverloads or packets) kept whole, as one node, in a
+    post-dispatch trace (tracer/decomp_preserve.py).
+    """
+    from .decomp_preserve import resolve_preserved
+
+    preserved = resolve_preserved(preserve)
     if tracing_mode not in ("real", "fake"):
         if tracing_mode == "symbolic":
             raise NotImplementedError("make_fx(tracing_mode='symbolic'): symbolic shapes are not supported")
         raise AssertionError(f"Unexpected tracing type: {tracing_mode}")
 
     def wrapped(*args: Any) -> GraphModule:
-        return _trace(f, args, decomposition_table, tracing_mode, pre_dispatch, record_stack_traces)
+        return _trace(f, args, decomposition_table, tracing_mode, pre_dispatch, record_stack_traces, preserved)
 
     return wrapped
 
 
 def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None, tracing_mode: str,
-           pre_dispatch: bool, record_stack_traces: bool) -> GraphModule:
+           pre_dispatch: bool, record_stack_traces: bool, preserve: frozenset = frozenset()) -> GraphModule:
     tracer = _Tracer(record_stack_traces)
     if pre_dispatch:
         tracer.alias_index = {}
@@ -366,8 +464,12 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
                 tracer.track(leaf, ph)
             else:
                 ph.meta["val"] = leaf
-    mode = ProxyTorchDispatchMode(tracer, decomposition_table, pre_dispatch)
+    mode = ProxyTorchDispatchMode(tracer, decomposition_table, pre_dispatch, preserve)
     with contextlib.ExitStack() as stack:
+        if preserve:
+            from .decomp_preserve import preserving
+
+            stack.enter_context(preserving(preserve, pre_dispatch))
         if fake_mode is not None:
             stack.enter_context(fake_mode)
         if pre_dispatch:
@@ -403,10 +505,11 @@ def _set_by_engine() -> bool:
 
 
 class _GradModeRecorder:
-    """Pre-dispatch: record grad-mode changes made by the traced function as ``_set_grad_enabled`` nodes.
+    """Pre-dispatch: record every grad-mode setting made by the traced function as a ``_set_grad_enabled`` node.
 
-    PyTorch sees them with a TorchFunctionMode on ``torch._C._set_grad_enabled``; here every grad-mode
-    switch goes through ``grad_mode._state.enabled``, so its setter is wrapped for the trace (changes made by
+    PyTorch sees them with a TorchFunctionMode on ``torch._C._set_grad_enabled``, so a setting that changes
+    nothing (``enable_grad()`` where grad is on, a nested ``no_grad()``) is recorded too; here every grad-mode
+    setting goes through ``grad_mode._state.enabled``, so its setter is wrapped for the trace (settings made by
     other threads, or by the autograd engine, which PyTorch makes in C++, are not recorded).
     """
 
@@ -424,7 +527,7 @@ class _GradModeRecorder:
 
         def setter(view: Any, value: bool) -> None:
             value = bool(value)
-            if prop.fget(view) != value and threading.get_ident() == thread and not _set_by_engine():
+            if threading.get_ident() == thread and not _set_by_engine():
                 node = tracer.graph.create_node("call_function", grad_mode._set_grad_enabled, (value,))
                 node.meta["val"] = None
                 trace = tracer.stack_trace()

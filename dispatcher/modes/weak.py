@@ -14,26 +14,30 @@ from collections.abc import Iterator
 from typing import Any
 
 
+class _KeyRef(weakref.ref):
+    """A weak reference that remembers the id its key had (the key is gone when the callback runs)."""
+
+    __slots__ = ("key_id",)
+
+
 class WeakIdKeyDictionary:
     """``d[obj] = value`` without keeping ``obj`` alive; keys are compared by identity."""
 
-    __slots__ = ("_data", "__weakref__")
+    __slots__ = ("_data", "_remove", "__weakref__")
 
     def __init__(self) -> None:
         #: id(key) -> (weak reference to key, value)
         self._data: dict[int, tuple[weakref.ref, Any]] = {}
-
-    def _remover(self, key_id: int) -> Any:
         self_ref = weakref.ref(self)
 
-        def remove(ref: weakref.ref) -> None:
+        def remove(ref: _KeyRef) -> None:  # one callback for all entries (hot: make_fx tracks every tensor)
             d = self_ref()
             if d is not None:
-                entry = d._data.get(key_id)
+                entry = d._data.get(ref.key_id)
                 if entry is not None and entry[0] is ref:
-                    del d._data[key_id]
+                    del d._data[ref.key_id]
 
-        return remove
+        self._remove = remove
 
     def get(self, key: Any, default: Any = None) -> Any:
         entry = self._data.get(id(key))
@@ -53,7 +57,9 @@ class WeakIdKeyDictionary:
         if entry is not None and entry[0]() is key:
             self._data[key_id] = (entry[0], value)
             return
-        self._data[key_id] = (weakref.ref(key, self._remover(key_id)), value)
+        ref = _KeyRef(key, self._remove)
+        ref.key_id = key_id
+        self._data[key_id] = (ref, value)
 
     def __delitem__(self, key: Any) -> None:
         entry = self._data.get(id(key))

@@ -110,20 +110,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return aten.dropout.default(input, p, training)
 
 
-def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    """``torch.broadcast_tensors(a, b)`` (its decomposition expands only the operands whose shape changes)."""
-    if a._shape == b._shape:
-        return a, b
-    from ..ops.meta_utils import broadcast_shapes
-
-    shape = list(broadcast_shapes(a._shape, b._shape))
-    if list(a._shape) != shape:
-        a = aten.expand.default(a, shape)
-    if list(b._shape) != shape:
-        b = aten.expand.default(b, shape)
-    return a, b
-
-
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,  # noqa: A002
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     if target.shape != input.shape:
@@ -138,7 +124,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     if weight is not None:
         raise NotImplementedError("mse_loss(weight=...) is not supported by dispatchkit")
     enum = _reduction_enum(reduction)
-    a, b = _broadcast_pair(input, target)
+    a, b = aten.broadcast_tensors.default([input, target])
     return aten.mse_loss.default(a, b, enum) if enum != 1 else aten.mse_loss.default(a, b)
 
 

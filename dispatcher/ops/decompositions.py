@@ -34,7 +34,7 @@ from .views import compute_view_strides, infer_size
 
 _LISTED = frozenset(op.name for op in NATIVE_FUNCTIONS)
 _PYTHON_BIT = key_bits(DispatchKey.Python)
-_STRIDED = 0  # Layout code of torch.strided
+_STRIDED = strided  # torch.strided (equal to its c10 Layout code, 0); graphs print it as torch.strided
 _CONTIGUOUS_FORMAT = 0  # MemoryFormat codes
 _PRESERVE_FORMAT = 1
 _CHANNELS_LAST = 2
@@ -583,7 +583,26 @@ def is_nonzero(self: Tensor) -> bool:
         raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
     if n > 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return bool(_op("_local_scalar_dense")(self))
+    return bool(_op("item")(self))
+
+
+@impl("item", "CompositeImplicitAutograd")
+def item(self: Tensor) -> Any:
+    n = self.numel()
+    if n != 1:
+        raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+    return _op("_local_scalar_dense")(self)
+
+
+@impl("broadcast_tensors", "CompositeImplicitAutograd")
+def broadcast_tensors(tensors: list[Tensor]) -> list[Tensor]:
+    """``expand_outplace``: each tensor expanded to the common shape, unless it already has it."""
+    from .meta_utils import broadcast_shapes
+
+    shape: tuple[int, ...] = ()
+    for i, t in enumerate(tensors):
+        shape = tuple(t._shape) if i == 0 else tuple(broadcast_shapes(shape, t._shape))
+    return [t if tuple(t._shape) == shape else _op("expand")(t, list(shape)) for t in tensors]
 
 
 # --- kernels for ops PyTorch's decompositions call that the listing lacks ----------------------------------

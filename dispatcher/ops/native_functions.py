@@ -254,6 +254,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100) -> Tensor", CIA, tags=()),
     OpDef("embedding_backward(Tensor grad, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, bool sparse) -> Tensor", CIA, tags=()),
     OpDef("is_nonzero(Tensor self) -> bool", CIA, tags=()),
+    OpDef("item(Tensor self) -> Scalar", CIA, tags=('data_dependent_output',)),
+    OpDef("broadcast_tensors(Tensor[] tensors) -> Tensor[]", CIA, tags=()),
     OpDef("sum_to_size(Tensor self, SymInt[] size) -> Tensor", CIA, tags=()),
     OpDef("value_selecting_reduction_backward(Tensor grad, int dim, Tensor indices, SymInt[] sizes, bool keepdim) -> Tensor", CIA, tags=()),
     OpDef("to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", CIA, tags=()),

@@ -1,0 +1,142 @@
+"""Decomposition tables for ``make_fx(decomposition_table=...)``: the public API.
+
+Corresponds to torch/_decomp/__init__.py. ``register_decomposition`` adds a decomposition to a table
+(the global one by default); ``get_decompositions([ops])`` picks entries of the global table (a packet
+stands for its overloads that have one); ``core_aten_decompositions()`` is a fresh dict with every
+entry PyTorch 2.13's ``torch._decomp.core_aten_decompositions()`` has for an op of our listing, so a
+post-dispatch trace lowers to the same core-aten graph PyTorch's does::
+
+    from tracer import make_fx
+    from tracer.decompositions import core_aten_decompositions
+    gm = make_fx(f, decomposition_table=core_aten_decompositions())(x)
+
+Functional CompositeImplicitAutograd ops (``linear``, ``softmax.int``, ``layer_norm``, ...) map to the op's
+own CIA decomposition, as in PyTorch's table (``op.decompose``): they only reach a post-dispatch tracing
+mode when autograd was skipped (``inference_mode``), or with ``pre_dispatch=True`` or ``preserve=``.
+
+The ops of PyTorch's table that our listing has, but whose decomposition needs an op we do not
+define, are listed in ``MISSING_CORE_DECOMPOSITIONS`` with the op they need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from dispatcher.keys import DispatchKey
+from dispatcher.op_overload import OpOverload, namespace
+from dispatcher.ops.native_functions import NATIVE_FUNCTIONS
+
+from . import decomp_core, decomp_nn  # noqa: F401 - importing them registers their decompositions
+from .decomp_registry import global_decomposition_table, register_decomposition, table_for
+
+__all__ = [
+    "CORE_ATEN_DECOMPOSITION_OPS",
+    "MISSING_CORE_DECOMPOSITIONS",
+    "core_aten_decompositions",
+    "get_decompositions",
+    "global_decomposition_table",
+    "is_preservable_cia_op",
+    "register_decomposition",
+]
+
+aten = namespace("aten")
+
+
+_CIA_DECOMPOSITIONS: dict[OpOverload, Callable[..., Any]] = {}
+
+
+def _cia_decomposition(op: OpOverload) -> Callable[..., Any]:
+    """Run ``op``'s CompositeImplicitAutograd kernel (PyTorch's table does the same with ``op.decompose``)."""
+    fn = _CIA_DECOMPOSITIONS.get(op)
+    if fn is None:
+        fn = _CIA_DECOMPOSITIONS[op] = _make_cia_decomposition(op)
+    return fn
+
+
+def _make_cia_decomposition(op: OpOverload) -> Callable[..., Any]:
+    def decompose(*args: Any, **kwargs: Any) -> Any:
+        return op.decompose(*args, **kwargs)
+
+    decompose.__name__ = decompose.__qualname__ = f"decompose_{op.name().split('::')[1].replace('.', '_')}"
+    return decompose
+
+
+def is_preservable_cia_op(op: OpOverload) -> bool:
+    """A functional CompositeImplicitAutograd op: PyTorch's core table maps every such op to its CIA decomposition.
+
+    The rule of torch/_export/utils.py ``_check_valid_to_preserve``: a CIA kernel, no argument aliased or written
+    (``Tensor(a)``), and not tagged ``maybe_aliasing_or_mutating`` (``dropout``). Aliasing CIA ops (``reshape``,
+    ``flatten``, ``to``, ``contiguous``, ...) are left out: they always decompose.
+    """
+    cia = DispatchKey.CompositeImplicitAutograd
+    if not (op.kernels.get(cia) or cia in op.py_kernels) or op._schema is None:
+        return False
+    if op._schema.is_mutable or any(a.alias_info is not None for a in op._schema.arguments):
+        return False
+    return "maybe_aliasing_or_mutating" not in op.tags and "maybe_aliasing_or_mutating" not in op._table_tags
+
+
+def _listed_aten_ops() -> list[OpOverload]:
+    out = []
+    for d in NATIVE_FUNCTIONS:
+        name = d.name if "." in d.name else d.name + ".default"
+        out.append(_overload(name))
+    return out
+
+
+def _overload(name: str) -> OpOverload:
+    packet, overload = name.split(".")
+    return getattr(getattr(aten, packet), overload)
+
+
+#: the non-CIA ops of our listing whose decomposition PyTorch 2.13's core_aten_decompositions() holds
+CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n in (
+    "_log_softmax_backward_data.default", "_softmax_backward_data.default", "_unsafe_view.default", "arange.default",
+    "arange.start", "baddbmm.default", "clamp_max.default", "clamp_min.default", "detach.default", "dot.default",
+    "eye.default", "eye.m", "fill_.Scalar", "gelu_backward.default", "index_add.default", "index_add_.default",
+    "masked_fill.Scalar", "masked_fill.Tensor", "masked_fill_.Scalar", "masked_fill_.Tensor", "mse_loss.default",
+    "mse_loss_backward.default", "mv.default", "native_dropout_backward.default",
+    "native_layer_norm_backward.default", "new_empty.default", "new_full.default", "new_ones.default",
+    "new_zeros.default", "nll_loss2d_backward.default", "nll_loss2d_forward.default", "nll_loss_backward.default",
+    "nll_loss_forward.default", "ones.default", "ones_like.default", "rsub.Scalar", "select_backward.default",
+    "sigmoid_backward.default", "silu.default", "silu_backward.default", "split.Tensor", "squeeze.default",
+    "squeeze.dim", "stack.default", "sum.default", "t.default", "tanh_backward.default", "threshold_backward.default",
+    "transpose.int", "unbind.int", "zero_.default", "zeros.default", "zeros_like.default"))
+
+#: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op
+MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {
+    "aten::embedding_dense_backward": "aten::bitwise_and.Tensor",
+    "aten::empty_like": "aten::empty_permuted",
+    "aten::fill_.Tensor": "aten::copy",
+    "aten::sgn": "aten::sign",
+    "aten::slice_backward": "aten::slice_scatter",
+}
+
+
+def get_decompositions(aten_ops: Iterable[Any]) -> dict[OpOverload, Callable[..., Any]]:
+    """The global table's entries for ``aten_ops`` (OpOverloads; a packet stands for its overloads that have one)."""
+    return table_for(aten_ops, global_decomposition_table)
+
+
+def core_aten_decompositions() -> dict[OpOverload, Callable[..., Any]]:
+    """A fresh table lowering to core aten, as ``torch._decomp.core_aten_decompositions()`` does.
+
+    The decompositions of ``CORE_ATEN_DECOMPOSITION_OPS``, plus every functional CIA op of the listing
+    (``is_preservable_cia_op``), mapped to its global-table entry if it has one, else to its CIA kernel.
+    """
+    table = get_decompositions(CORE_ATEN_DECOMPOSITION_OPS)
+    for op in _listed_aten_ops():
+        if is_preservable_cia_op(op):
+            table[op] = global_decomposition_table.get(op) or _cia_decomposition(op)
+    return table
+
+
+def _check_complete() -> None:
+    missing = [str(op) for op in CORE_ATEN_DECOMPOSITION_OPS if op not in global_decomposition_table]
+    if missing:
+        raise AssertionError(f"core_aten_decompositions lists ops without a decomposition: {missing}")
+
+
+_check_complete()
+del _check_complete
