@@ -1,0 +1,164 @@
+"""The compile cache of ``tracer.compile``: captured segments keyed by structure and input metadata; stats.
+
+Plays the role of Dynamo's per-frame cache entries and guards (torch/_dynamo/cache_size.py, guards.py) and of
+``torch._dynamo.utils.counters``. A segment's key is its graph's structure (each node's op, target, and
+arguments with nodes replaced by their positions and constants by their values) plus, for every placeholder,
+the real input's shape, strides, dtype and requires_grad, plus the grad mode the graph starts in. A later
+segment with the same key reuses the compiled backend function. A miss at a position (the n-th graph of a
+call) that has compiled before is a *recompile*, reported with the first difference found, in Dynamo's guard
+wording (``tensor 'x' size mismatch at index 0. expected 4, actual 8``).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .graph import Node
+
+__all__ = ["CacheEntry", "SegmentCache", "compile_stats", "input_meta", "segment_key"]
+
+
+class CacheEntry:
+    """A compiled segment: the backend's callable, the GraphModule it was given, the key's input metadata."""
+
+    __slots__ = ("fn", "gm", "metas", "names", "hits")
+
+    def __init__(self, fn: Any, gm: Any, metas: list[tuple], names: list[str]) -> None:
+        self.fn = fn
+        self.gm = gm
+        self.metas = metas
+        self.names = names
+        self.hits = 0
+
+
+def input_meta(t: Any) -> tuple:
+    """(shape, strides, dtype, requires_grad) of a real input tensor."""
+    return (tuple(t._shape), tuple(t._stride), t._dtype, bool(t.requires_grad))
+
+
+def _freeze(value: Any, index: dict[Node, int]) -> Any:
+    cls = type(value)
+    if cls is Node:
+        return ("node", index[value])
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return (cls, tuple(_freeze(v, index) for v in value))
+    if isinstance(value, (tuple, list)):  # immutable_list (node args) included
+        return ("list" if isinstance(value, list) else "tuple", tuple(_freeze(v, index) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _freeze(v, index)) for k, v in value.items()))
+    if cls is slice:
+        return ("slice", _freeze(value.start, index), _freeze(value.stop, index), _freeze(value.step, index))
+    if cls is float and value != value:
+        return (float, "nan")
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return (cls, value)
+
+
+def segment_key(graph: Any, inputs: list, grad_mode: bool) -> tuple[tuple, list[tuple]]:
+    """(key, input metadata) of a captured segment."""
+    index: dict[Node, int] = {}
+    parts: list[Any] = []
+    metas: list[tuple] = []
+    for i, node in enumerate(graph.nodes):
+        index[node] = i
+        if node.op == "placeholder":
+            meta = input_meta(inputs[node.meta["_index"]])
+            metas.append(meta)
+            parts.append(("placeholder", meta))
+        else:
+            parts.append((node.op, _freeze(node.target, index), _freeze(node.args, index),
+                          _freeze(node.kwargs, index)))
+    parts.append(("grad_mode", grad_mode))
+    return tuple(parts), metas
+
+
+def _diff_reason(names: list[str], old: list[tuple], new: list[tuple]) -> str:
+    """The first guard that failed, in Dynamo's wording."""
+    if len(old) == len(new):
+        for name, a, b in zip(names, old, new, strict=True):
+            if len(a[0]) != len(b[0]):
+                return f"tensor '{name}' rank mismatch. expected {len(a[0])}, actual {len(b[0])}"
+            for d, (x, y) in enumerate(zip(a[0], b[0], strict=True)):
+                if x != y:
+                    return f"tensor '{name}' size mismatch at index {d}. expected {x}, actual {y}"
+            if a[2] != b[2]:
+                return f"tensor '{name}' dtype mismatch. expected {a[2]}, actual {b[2]}"
+            if a[3] != b[3]:
+                return f"tensor '{name}' requires_grad mismatch. expected {a[3]}, actual {b[3]}"
+            for d, (x, y) in enumerate(zip(a[1], b[1], strict=True)):
+                if x != y:
+                    return f"tensor '{name}' stride mismatch at index {d}. expected {x}, actual {y}"
+        return "the captured graph changed (different operations, constants or grad mode)"
+    return f"the captured graph changed ({len(old)} inputs before, {len(new)} now)"
+
+
+class _Stats:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        self.hits = 0
+        self.misses = 0
+        self.recompiles = 0
+        self.whole_call_hits = 0
+        self.hot_hits = 0  # whole-call hits of compile_hot.py's functions (one increment each, no lock)
+        self.reasons: list[str] = []
+
+    def snapshot(self) -> dict[str, Any]:
+        hot = self.hot_hits
+        return {"hits": self.hits + hot, "misses": self.misses, "recompiles": self.recompiles,
+                "whole_call_hits": self.whole_call_hits + hot, "recompile_reasons": list(self.reasons)}
+
+
+STATS = _Stats()
+
+
+def compile_stats() -> dict[str, Any]:
+    """Counts since the last ``tracer.reset()``: ``hits`` (segments reusing a compiled function, whole-call fast
+    path included), ``misses`` (backend compiles), ``recompiles`` (misses at a graph position compiled before)
+    with ``recompile_reasons``, and ``whole_call_hits`` (calls that skipped Python entirely)."""
+    return STATS.snapshot()
+
+
+class SegmentCache:
+    """One compiled function's cache: key -> CacheEntry, and the keys seen at each graph position."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple, CacheEntry] = {}
+        self.by_position: dict[int, CacheEntry] = {}  # the last entry compiled at each position
+
+    def lookup(self, key: tuple, position: int, stats: Any) -> CacheEntry | None:
+        entry = self.entries.get(key)
+        with STATS.lock:
+            if entry is not None:
+                entry.hits += 1
+                STATS.hits += 1
+                stats.hits += 1
+            else:
+                STATS.misses += 1
+                stats.misses += 1
+        return entry
+
+    def add(self, key: tuple, entry: CacheEntry, position: int, stats: Any) -> str | None:
+        """Store ``entry``; return the recompile reason when this position had compiled before."""
+        before = self.by_position.get(position)
+        self.entries[key] = entry
+        self.by_position[position] = entry
+        if before is None:
+            return None
+        reason = _diff_reason(entry.names, before.metas, entry.metas)
+        with STATS.lock:
+            STATS.recompiles += 1
+            STATS.reasons.append(reason)
+            stats.recompiles += 1
+            stats.reasons.append(reason)
+        return reason
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.by_position.clear()
