@@ -37,14 +37,13 @@ test: setup
 	$(PY) -m pytest -q
 
 demo: setup
-	$(PY) -m dispatcher.demo
+	$(PY) -m tracer demo
 
 lint: setup
 	$(VENV)/bin/ruff check .
 
 bench: setup
-	$(PY) bench/dispatch_overhead.py
-	$(PY) bench/eager_overhead.py
+	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
