@@ -30,7 +30,8 @@ __all__ = [
     "transpose", "permute", "reshape", "flatten", "unsqueeze", "squeeze", "eq", "ne", "lt", "le", "gt", "ge",
     "manual_seed", "masked_fill", "clone", "detach", "t", "split", "chunk", "unbind", "index_select", "nonzero",
     "subtract", "multiply", "divide", "clip", "concat", "concatenate", "numel", "is_tensor", "erf", "reciprocal",
-    "logical_not", "bitwise_not", "dot", "mv", "silu", "gelu",
+    "logical_not", "bitwise_not", "dot", "mv", "silu", "gelu", "sign", "sgn", "bitwise_and", "slice_scatter",
+    "empty_permuted",
 ]
 
 
@@ -203,6 +204,28 @@ reciprocal = _unary("reciprocal")
 logical_not = _unary("logical_not")
 bitwise_not = _unary("bitwise_not")
 silu = _unary("silu")
+sign = _unary("sign")
+sgn = _unary("sgn")
+
+
+def bitwise_and(input: Tensor, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
+    _no_out(out, "bitwise_and")
+    _check_tensor("bitwise_and", input)
+    return _m.bitwise_and(input, other)
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,  # noqa: A002
+                  end: int | None = None, step: int = 1) -> Tensor:
+    _check_tensor("slice_scatter", input)
+    _check_tensor("slice_scatter", src, "src", 1)
+    return _m.slice_scatter(input, src, dim, start, end, step)
+
+
+def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+                   requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """Uninitialized, shaped ``size``, with dims laid out in memory in ``physical_layout`` order."""
+    return _finish(aten.empty_permuted.default(list(size), list(physical_layout), **_factory_kwargs(dtype, device)),
+                   requires_grad)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002

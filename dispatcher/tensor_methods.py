@@ -293,6 +293,37 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     return aten.copy_.default(self, src)
 
 
+def bitwise_and(self: Tensor, other: Any) -> Tensor:
+    """``aten.bitwise_and.Tensor``; a Python number would need ``bitwise_and.Scalar``, which is not listed."""
+    if isinstance(other, Tensor):
+        return aten.bitwise_and.Tensor(self, other)
+    if isinstance(other, (bool, int)):
+        raise NotImplementedError(
+            "bitwise_and with a Python number calls aten::bitwise_and.Scalar, which dispatchkit does not list; "
+            "use a tensor: bitwise_and(other_tensor)")
+    raise TypeError(f"bitwise_and(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+
+
+def _and_operator(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, (Tensor, bool, int)):
+        return NotImplemented
+    return bitwise_and(self, other)
+
+
+def _iand_operator(self: Tensor, other: Any) -> Any:
+    raise NotImplementedError("in-place &= calls aten::bitwise_and_, which dispatchkit does not list; use a & b")
+
+
+def slice_scatter(self: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+                  step: int = 1) -> Tensor:
+    """``aten.slice_scatter.default``, trailing default arguments left out as PyTorch's binding does."""
+    args: list[Any] = [self, src, dim, start, end, step]
+    defaults = [0, None, None, 1]
+    while len(args) > 2 and args[-1] == defaults[len(args) - 3] and type(args[-1]) is type(defaults[len(args) - 3]):
+        args.pop()
+    return aten.slice_scatter.default(*args)
+
+
 # --- linear algebra -----------------------------------------------------------------------------
 def matmul(self: Tensor, other: Tensor) -> Tensor:
     return aten.matmul.default(self, other)
@@ -703,7 +734,7 @@ def _cpu(self: Tensor) -> Tensor:
 
 
 _UNARY = ("neg", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "rsqrt", "abs", "reciprocal",
-          "erf", "logical_not", "bitwise_not", "silu")
+          "erf", "logical_not", "bitwise_not", "silu", "sign", "sgn")
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
@@ -744,7 +775,7 @@ def install() -> None:
         "detach_": detach_, "retain_grad": retain_grad, "register_hook": register_hook,
         "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
         "new_zeros": _new("new_zeros"), "new_ones": _new("new_ones"), "new_empty": _new("new_empty"),
-        "new_full": new_full,
+        "new_full": new_full, "bitwise_and": bitwise_and, "slice_scatter": slice_scatter,
         # operators
         "__add__": _binary_operator("add", "Tensor"), "__radd__": _binary_operator("add", "Tensor"),
         "__iadd__": _binary_operator("add_", "Tensor"),
@@ -757,6 +788,7 @@ def install() -> None:
         "__pow__": _reflected(pow), "__rpow__": _reflected(_rpow),
         "__matmul__": _matmul_operator, "__rmatmul__": _reflected_matmul,
         "__neg__": _unary("neg"), "__abs__": _unary("abs"), "__invert__": _invert,
+        "__and__": _and_operator, "__rand__": _and_operator, "__iand__": _iand_operator,
         "__float__": _float, "__int__": _int, "__index__": _index, "__bool__": _bool,
         "__iter__": _iter, "__format__": _format, "__array__": _array,
         "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,

@@ -719,6 +719,27 @@ def _table() -> list[OpInfo]:
         OpInfo("copy_", [S(T((3, 4)), T((4,))), S(T((3, 4)), T((3, 4), L)), S(T((4, 3), D, "transposed"), T((4, 3))),
                          S(T((3, 4), L), T((3, 4))), S(T((0, 2)), T((2,)))],
                [S(T((3, 4)), T((5,))), S(T((4,)), T((3, 4)))]),
+        # --- ops the core-aten decompositions of sgn, embedding_dense_backward, fill_.Tensor, slice_backward and
+        # empty_like call
+        _un("sign", "zeros_some", bools=True),
+        OpInfo("bitwise_and.Tensor", [
+            S(T((3, 4), L), T((3, 4), L)), S(T((3, 4), B), T((4,), B)), S(T((4,), "uint8"), T((), L)),
+            S(T((2, 3), "int32", "transposed"), T((2, 3), L)), S(T((3,), B), T((3,), "int8")),
+            S(T((0,), "int16"), T((0,), "int16")),
+        ], [S(T((3,)), T((3,))), S(T((3,), L), T((3,))), S(T((2, 3), L), T((4,), L))]),
+        OpInfo("copy", [S(T((3, 4)), T((4,))), S(T((3, 4)), T((3, 4), L)), S(T((4, 3), D, "transposed"), T((4, 3))),
+                        S(T((3, 4), L), T((3, 4))), S(T((0, 2)), T((2,))), S(T((2, 5), F, "sliced"), T((2, 5)))],
+               [S(T((3, 4)), T((5,))), S(T((4,)), T((3, 4)))]),
+        OpInfo("slice_scatter", [
+            S(T((3, 4)), T((3, 2)), 1, 0, 4, 2), S(T((4, 3), D, "transposed"), T((2, 3), D), 0, 1, 3),
+            S(T((5,)), T((5,))), S(T((3, 4)), T((3, 1)), -1, -1, None), S(T((3, 4)), T((3, 2), D), 1, 0, 4, 2),
+            S(T((3, 4), L, "transposed"), T((1, 4), L), 0, 2, 2**63 - 1),
+        ], [S(T((3, 4)), T((3, 3)), 1, 0, 4, 2), S(T((3, 4)), T((3, 2)), 5, 0, 4, 2),
+            S(T((3, 4)), T((3, 2)), 1, 0, 4, 0), S(T(()), T(()), 0)]),
+        OpInfo("empty_permuted", [S([2, 3, 4], [2, 0, 1], **_factory_kw()), S([2, 3], [0, 1], dtype=DT(D), **_factory_kw()),
+                                  S([0, 3], [1, 0], **_factory_kw())],
+               [S([2, 3], [0], **_factory_kw()), S([2, 3], [0, 0], **_factory_kw()), S([2, 3], [0, 2], **_factory_kw()),
+                S([2, -3], [1, 0], **_factory_kw())], random=True),
         # --- CIA
         OpInfo("where.ScalarSelf", [S(T((3, 4), B), 1.0, T((3, 4))), S(T((3, 4), B), 2, T((4,), L))],
                [S(T((3,)), 1.0, T((3,)))]),

@@ -160,10 +160,7 @@ def _caller(op: Any, spec: Any) -> Any:
 
 
 #: op -> why its traced graph cannot equal torch's
-_KNOWN = {
-    # the CIA kernel calls embedding_dense_backward, whose decomposition needs aten::bitwise_and (not listed)
-    "embedding_backward.default": "embedding_dense_backward is not decomposed (aten::bitwise_and is not listed)",
-}
+_KNOWN: dict[str, str] = {}
 
 _CASES = [(name, i) for name in sorted(_key(op.name()) for op in core_aten_decompositions())
           for i in range(len(S.OPS[_LISTED[name].name].samples))]

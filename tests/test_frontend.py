@@ -229,6 +229,8 @@ x.type_as(xi) | x.type(T.float64)
 x.new_zeros(2) | x.new_ones((2, 3)) | x.new_full((2,), 3.0) | x.new_empty(2) | x.new_zeros(2, 3, dtype=T.int64)
 x.unbind(0) | x.unbind(1) | x.split(2) | x.split(2, 1) | x.chunk(2) | x.chunk(2, 1) | x.index_select(0, i)
 x.nonzero() | x[0, 0].item() | float(x[0, 0]) | int(x[0, 0]) | bool(x[0, 0]) | x.tolist() | list(x)
+x.sign() | xi.sign() | b.sign() | x.sgn() | b.bitwise_and(b) | xi.bitwise_and(xi) | xi.bitwise_and(b)
+x.slice_scatter(y[:, :2], 1, 0, 2) | x.slice_scatter(y) | x.slice_scatter(y[::2], step=2) | x.slice_scatter(y[1:], 0, 1)
 """
 
 INPLACE_OPERATOR_STMTS = """
@@ -254,6 +256,8 @@ T.zeros(2, 3) | T.zeros((2, 3)) | T.zeros([]) | T.ones(()) | T.ones(2, dtype=T.i
 T.full((2,), 3.0) | T.full((2,), True) | T.full((2, 2), 1.5, dtype=T.float64) | T.arange(5) | T.arange(1, 5)
 T.arange(0, 1, 0.25) | T.arange(5.0) | T.arange(5, dtype=T.float32) | T.scalar_tensor(3) | T.eye(3) | T.eye(2, 3)
 T.zeros_like(x) | T.ones_like(x, dtype=T.int64) | T.full_like(x, 2) | T.empty_like(x) | T.empty(2, 3).shape
+T.sign(x) | T.sgn(xi) | T.bitwise_and(b, b) | T.slice_scatter(x, y[:1], 0, 0, 1) | T.slice_scatter(x, y[:, 1:], 1, 1)
+T.empty_permuted((2, 3), (1, 0)).stride() | T.empty_permuted([2, 3, 4], [2, 0, 1], dtype=T.float64).stride()
 T.zeros(2, 3, device='meta') | T.randn(2, 3).shape | T.rand(2).shape | T.rand_like(x).shape | T.randn_like(x).shape
 F.linear(x, w) | F.linear(x, w, bias) | F.linear(x3, w, bias) | F.relu(x) | F.gelu(x) | F.gelu(x, approximate='tanh')
 F.silu(x) | F.softmax(x, 1) | F.softmax(x, -1, dtype=T.float64) | F.log_softmax(x, dim=1) | F.softmax(x3)
@@ -302,6 +306,19 @@ def test_inplace_operators_match_torch(torch: Any, stmt: str) -> None:
 @pytest.mark.parametrize("expr", _split(FUNCTION_EXPRS))
 def test_function_calls_match_torch(torch: Any, expr: str) -> None:
     _run_both(torch, expr)
+
+
+def test_and_operator_matches_torch(torch: Any) -> None:
+    """``&`` (not expressible in the ``|``-separated tables above): bitwise_and.Tensor, as in torch."""
+    for expr in ("b & b", "xi & xi", "xi & b"):
+        _run_both(torch, expr)
+    env = make_inputs(dispatcher)
+    assert ((env["xi"] & env["xi"]).numpy() == env["xi"].numpy()).all()
+    with pytest.raises(NotImplementedError, match=r"aten::bitwise_and\.Scalar"):
+        env["b"] & True  # noqa: B018
+    with pytest.raises(NotImplementedError, match=r"aten::bitwise_and_"):
+        z = env["b"].clone()
+        z &= env["b"]
 
 
 # --- errors raised by the front end itself ----------------------------------------------------------

@@ -20,12 +20,7 @@ from tracer import make_fx
 from tracer.decompositions import core_aten_decompositions
 
 #: program -> why the graph cannot equal torch's (strict xfails)
-_KNOWN: dict[str, str] = {
-    # embedding's backward calls embedding_dense_backward, whose decomposition needs aten::bitwise_and.Tensor
-    "embedding_classifier": "embedding_dense_backward is not decomposed (aten::bitwise_and is not listed)",
-    # slice assignment of a tensor calls fill_.Tensor, whose decomposition needs aten::copy
-    "slice_assign": "fill_.Tensor is not decomposed (aten::copy is not listed)",
-}
+_KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [

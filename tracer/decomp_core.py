@@ -249,6 +249,25 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     return self.copy_(masked_fill(self, mask, value))
 
 
+@register_decomposition(aten.sgn.default)
+@pw_cast_for_opmath
+def sgn(self: Tensor) -> Tensor:
+    """Real inputs: ``sign``; complex ones: ``x / |x|``, 0 where ``|x|`` is 0 (half precision computes in float32)."""
+    if not self.dtype.is_complex:
+        return aten.sign.default(self)
+    magnitude = aten.abs.default(self)
+    return aten.where(aten.eq.Scalar(magnitude, 0), 0, aten.div.Tensor(self, magnitude))
+
+
+@register_decomposition(aten.fill_.Tensor)
+def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
+    """The functional ``fill.Tensor`` is ``copy(self, value)``; the in-place form copies that back into self."""
+    if value.dim() != 0:
+        raise RuntimeError(
+            f"fill only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions")
+    return self.copy_(aten.copy.default(self, value))
+
+
 @register_decomposition(aten.zero_.default)
 def zero_(self: Tensor) -> Tensor:
     return self.copy_(aten.zeros_like.default(self))
@@ -304,6 +323,62 @@ register_decomposition(aten.ones_like.default)(_like(1))
 register_decomposition(aten.zeros_like.default)(_like(0))
 
 
+def logical_to_physical_perm(t: Tensor) -> list[int]:
+    """The order of ``t``'s dims in memory, outermost first (``compute_elementwise_output_logical_to_physical_perm``
+    of torch/_prims_common for one tensor): identity when contiguous, NHWC order when channels-last, else the
+    dims sorted by decreasing stride (ties: the longer dim outside; stride-0 dims keep their place)."""
+    from dispatcher.ops.meta_utils import is_channels_last_contiguous
+
+    ndim = t.dim()
+    if ndim <= 1:
+        return list(range(ndim))
+    shape, stride = tuple(t.shape), tuple(t.stride())
+    contiguous = t.is_contiguous()
+    channels_last = is_channels_last_contiguous(shape, stride)
+    if contiguous and not channels_last:
+        return list(range(ndim))
+    if channels_last and not contiguous:
+        return [0, *range(2, ndim), 1]
+
+    def ge(a: int, b: int) -> bool:
+        return b == 0 or (a != 0 and (a >= b or a % b == 0))
+
+    def should_swap(a: int, b: int) -> int:
+        sa, sb = stride[a], stride[b]
+        if sa == 0 or sb == 0:
+            return 0
+        if sa == sb:
+            return 0 if ge(shape[b], shape[a]) else 1
+        if ge(sb, sa):
+            return -1
+        return 1 if ge(sa, sb) else 0
+
+    perm = list(reversed(range(ndim)))  # sorted innermost first, reversed at the end
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in reversed(range(i)):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return list(reversed(perm))
+
+
+@register_decomposition(aten.empty_like.default)
+def empty_like(self: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None,
+               memory_format: Any = None) -> Tensor:
+    """``empty_permuted`` in self's memory order (preserve format), else ``empty`` in the asked memory format."""
+    from dispatcher.memory_format import as_memory_format, preserve_format
+
+    kw = _new_kwargs(self, dtype, layout, device, pin_memory)
+    fmt = as_memory_format(memory_format)
+    if fmt != preserve_format:
+        return aten.empty.memory_format(list(self.shape), **kw, memory_format=fmt)
+    return aten.empty_permuted.default(list(self.shape), logical_to_physical_perm(self), **kw)
+
+
 def _new_kwargs(self: Tensor, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> dict[str, Any]:
     return _factory_kwargs(self.dtype if dtype is None else dtype, layout, self.device if device is None else device,
                            bool(pin_memory))
@@ -333,6 +408,13 @@ def new_ones(self: Tensor, size: list[int], *, dtype: Any = None, layout: Any = 
              pin_memory: Any = None) -> Tensor:
     kw = _new_kwargs(self, dtype, layout, device, pin_memory)
     return aten.full.default(size, True if kw["dtype"] is dtypes.bool else 1, **kw)
+
+
+@register_decomposition(aten.slice_backward.default)
+def slice_backward(grad_output: Tensor, input_sizes: list[int], dim: int, start: int, end: int, step: int) -> Tensor:
+    """Zeros of the input's size with the gradient scattered into the slice."""
+    grad_input = aten.new_zeros.default(grad_output, list(input_sizes))
+    return aten.slice_scatter.default(grad_input, grad_output, dim, start, end, step)
 
 
 @register_decomposition(aten.arange.default)

@@ -94,24 +94,20 @@ def _overload(name: str) -> OpOverload:
 CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n in (
     "_log_softmax_backward_data.default", "_softmax_backward_data.default", "_unsafe_view.default", "arange.default",
     "arange.start", "baddbmm.default", "clamp_max.default", "clamp_min.default", "detach.default", "dot.default",
-    "eye.default", "eye.m", "fill_.Scalar", "gelu_backward.default", "index_add.default", "index_add_.default",
+    "embedding_dense_backward.default", "empty_like.default", "eye.default", "eye.m", "fill_.Scalar", "fill_.Tensor",
+    "gelu_backward.default", "index_add.default", "index_add_.default",
     "masked_fill.Scalar", "masked_fill.Tensor", "masked_fill_.Scalar", "masked_fill_.Tensor", "mse_loss.default",
     "mse_loss_backward.default", "mv.default", "native_dropout_backward.default",
     "native_layer_norm_backward.default", "new_empty.default", "new_full.default", "new_ones.default",
     "new_zeros.default", "nll_loss2d_backward.default", "nll_loss2d_forward.default", "nll_loss_backward.default",
     "nll_loss_forward.default", "ones.default", "ones_like.default", "rsub.Scalar", "select_backward.default",
-    "sigmoid_backward.default", "silu.default", "silu_backward.default", "split.Tensor", "squeeze.default",
+    "sgn.default", "sigmoid_backward.default", "silu.default", "silu_backward.default", "slice_backward.default",
+    "split.Tensor", "squeeze.default",
     "squeeze.dim", "stack.default", "sum.default", "t.default", "tanh_backward.default", "threshold_backward.default",
     "transpose.int", "unbind.int", "zero_.default", "zeros.default", "zeros_like.default"))
 
-#: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op
-MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {
-    "aten::embedding_dense_backward": "aten::bitwise_and.Tensor",
-    "aten::empty_like": "aten::empty_permuted",
-    "aten::fill_.Tensor": "aten::copy",
-    "aten::sgn": "aten::sign",
-    "aten::slice_backward": "aten::slice_scatter",
-}
+#: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op (none left)
+MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {}
 
 
 def get_decompositions(aten_ops: Iterable[Any]) -> dict[OpOverload, Callable[..., Any]]:

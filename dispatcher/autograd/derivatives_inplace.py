@@ -106,6 +106,13 @@ def _copy(ctx, grads, needs):
     return (g_self, g_src)
 
 
+@derivative("copy", "NotImplemented", ("self", "src"))
+def _copy_functional(ctx, grads, needs):
+    """PyTorch has no formula for the functional ``copy``: its node is ``NotImplemented``, which fails when backward
+    reaches it."""
+    raise RuntimeError("derivative for aten::copy is not implemented")
+
+
 @derivative("squeeze_.dim", "SqueezeBackward4", ("self",), save_inputs=("dim",), save_meta=("self",))
 def _squeeze_dim_(ctx, grads, needs):
     """unsqueeze_to(grad, dim, self.sizes()): the squeezed dim comes back if it had size 1."""

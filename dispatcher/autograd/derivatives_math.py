@@ -440,6 +440,12 @@ def _sgn(ctx, grads, needs):
     return (aten._efficientzerotensor.default(list(result._shape), **_options(result)),)
 
 
+@derivative("sign", "SignBackward0", ("self",))
+def _sign(ctx, grads, needs):
+    """sign is piecewise constant: ``zeros_like(grad)``."""
+    return (aten.zeros_like.default(grads[0]),)
+
+
 @derivative("sub.Scalar", "SubBackward1", ("self",))
 def _sub_scalar(ctx, grads, needs):
     return (grads[0],)

@@ -415,6 +415,23 @@ def _slice_backward(ctx, grads, needs):
     return (aten.slice.Tensor(grads[0], ctx.dim, ctx.start, ctx.end, ctx.step),)
 
 
+@derivative("slice_scatter", "SliceScatterBackward0", ("self", "src"),
+            save_inputs=("dim", "start", "end", "step"), save_meta=("src",))
+def _slice_scatter(ctx, grads, needs):
+    """self: the gradient with the written slice zeroed (``slice_scatter(grad, zeros_like(src), ...)``, where
+    PyTorch saves only src's geometry, so the zeros come from ``zeros(src sizes, src options)``);
+    src: that slice of the gradient."""
+    g = grads[0]
+    g_self = g_src = None
+    if needs[0]:
+        src = ctx.src
+        zeros = aten.zeros.default(list(src._shape), dtype=src._dtype, layout=strided, device=src._device)
+        g_self = aten.slice_scatter.default(g, zeros, ctx.dim, ctx.start, ctx.end, ctx.step)
+    if needs[1]:
+        g_src = aten.slice.Tensor(g, ctx.dim, ctx.start, ctx.end, ctx.step)
+    return (g_self, g_src)
+
+
 def _unsqueeze_to(grad: Any, sizes: tuple[int, ...], dims: list[int] | None = None) -> Any:
     """Put back the size-1 dims a squeeze removed (all of them, or those of ``dims``)."""
     ndim = len(sizes)

@@ -154,6 +154,7 @@ NON_DIFFERENTIABLE = frozenset({
     "arange.start_step", "scalar_tensor", "randn", "rand", "eye", "eye.m", "empty_like", "zeros_like",
     "ones_like", "full_like", "rand_like", "randn_like", "new_zeros", "new_ones", "new_empty", "new_full",
     "new_empty_strided", "isnan", "logical_and", "logical_and_", "logical_or", "logical_or_", "_efficientzerotensor",
+    "bitwise_and.Tensor", "empty_permuted",
 })
 
 

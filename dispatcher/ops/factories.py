@@ -486,9 +486,40 @@ def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pi
     return out
 
 
+@impl("empty_permuted", "CompositeExplicitAutograd")
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    """Uninitialized, with dims laid out in memory in ``physical_layout`` order (outermost first).
+
+    PyTorch allocates the permuted sizes contiguously and permutes the result back; the strides are the same.
+    """
+    size = [int(s) for s in size]
+    order = [int(d) for d in physical_layout]
+    if len(size) != len(order):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; i.e. "
+            f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    seen = [False] * len(order)
+    for i, d in enumerate(order):
+        if not 0 <= d < len(order):
+            raise RuntimeError(
+                f"Dimension out of range (expected to be between 0 and {len(order) - 1}, but got {d} at index {i}).  "
+                "NB: negative dims not currently supported; file an issue if you want it."
+            )
+        if seen[d]:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen[d] = True
+    physical = check_size_nonnegative([size[d] for d in order])
+    physical_stride = contiguous_strides(physical)
+    stride = [0] * len(size)
+    for i, d in enumerate(order):
+        stride[d] = physical_stride[i]
+    return _empty(tuple(size), factory_dtype(dtype), device, tuple(stride))
+
+
 register_backend_select(
     "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange", "arange.start", "arange.start_step",
-    "scalar_tensor", "randn", "rand", "eye", "eye.m", "to.dtype_layout",
+    "scalar_tensor", "randn", "rand", "eye", "eye.m", "to.dtype_layout", "empty_permuted",
 )
 
 

@@ -36,7 +36,7 @@ from .meta_utils import (
     strides_in_operand_order,
     wrap_dim,
 )
-from .views import compute_view_strides, infer_expand_geometry
+from .views import clone_preserve_strides, compute_view_strides, infer_expand_geometry
 
 aten = namespace("aten")
 _META = device("meta")
@@ -245,6 +245,17 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     _check_no_partial_overlap(self, src)
     _copy_values(self, src)
     return self
+
+
+# CompositeExplicitAutogradNonFunctional in PyTorch, plus a Meta kernel: a clone of self (same strides) written over.
+@impl("copy", "CPU", "Meta", "CompositeExplicitAutogradNonFunctional")
+def copy(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """The functional ``copy_``: ``src`` broadcast into a fresh tensor with self's shape, dtype, strides and offset."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy(): argument 'src' (position 2) must be Tensor, not {type(src).__name__}")
+    out = clone_preserve_strides(self)
+    aten.copy_.default(out, src, non_blocking)
+    return out
 
 
 # --- fill_ / zero_ ------------------------------------------------------------------------------------

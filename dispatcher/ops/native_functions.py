@@ -159,6 +159,10 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor", BACKEND, tags=()),
     OpDef("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor", BACKEND, tags=()),
     OpDef("index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)", BACKEND, tags=('inplace',)),
+    OpDef("sign(Tensor self) -> Tensor", BACKEND, tags=('core', 'pointwise')),
+    OpDef("bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
+    OpDef("copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", BACKEND, tags=('core',)),
+    OpDef("slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", BACKEND, tags=('core', 'view_copy')),
     # --- cea ---
     OpDef("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", CEA, tags=('core', 'pointwise')),
     OpDef("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", CEA, tags=('pointwise',)),
@@ -230,6 +234,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", CEA, tags=('inplace', 'inplace_view')),
     OpDef("slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor", CEA, tags=()),
     OpDef("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", CEA, tags=('core',)),
+    OpDef("empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=()),
     # --- cia ---
     OpDef("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor", CIA, tags=()),
     OpDef("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor", CIA, tags=()),

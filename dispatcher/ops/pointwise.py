@@ -979,3 +979,31 @@ def masked_fill__tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
     if self._data is not None and mask._data is not None:
         np.copyto(self._data, checked_scalar(fill, self._dtype), where=np.broadcast_to(mask._data, shape))
     return self
+
+
+# --- ops core-aten decompositions call: sign (for sgn), bitwise_and.Tensor (for embedding_dense_backward) --------
+
+
+@impl("sign", "CPU", "Meta")
+def sign(self: Tensor) -> Tensor:
+    """-1, 0 or 1 in self's dtype (bool stays bool, NaN gives 0); complex inputs are refused, as PyTorch does."""
+    if self._dtype.is_complex:
+        raise NotImplementedError(
+            "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."
+        )
+
+    def compute() -> Any:
+        x = self._data
+        if self._dtype is _bool:
+            return x.copy()
+        return (np.greater(x, 0).astype(x.dtype) - np.less(x, 0).astype(x.dtype)).astype(x.dtype)
+
+    return _run(unary_meta(self), self, compute)
+
+
+@impl("bitwise_and.Tensor", "CPU", "Meta")
+def bitwise_and_tensor(self: Tensor, other: Tensor) -> Tensor:
+    """``self & other`` in the promoted dtype; only bool and integer dtypes (PyTorch's CPU kernel refuses others)."""
+    meta = binary_meta(self, other)
+    _require_dtype("bitwise_and_cpu", meta.dtype, self, lambda d: not (d.is_floating_point or d.is_complex))
+    return _run(meta, self, lambda: np.bitwise_and(np_operand(self, meta.dtype), np_operand(other, meta.dtype)))

@@ -373,6 +373,37 @@ def slice_backward_meta(grad_output: Tensor, input_sizes: list[int], dim: int, s
     return Tensor._empty(shape, grad_output._dtype, grad_output._device, contiguous_strides(shape))
 
 
+def clone_preserve_strides(self: Tensor) -> Tensor:
+    """ATen's ``clone_preserve_strides``: a copy with self's strides *and* storage offset (the whole storage is
+    cloned, then viewed as self is), unless two elements share memory (a stride-0 dim), then a plain clone."""
+    if any(st == 0 and n > 1 for n, st in zip(self._shape, self._stride)):
+        return aten.clone.default(self)
+    storage = self._storage
+    if storage is not None:
+        numel = storage.size
+    else:  # meta: the extent self reaches
+        numel = 0 if 0 in self._shape else self._storage_offset + 1 + sum(
+            (n - 1) * st for n, st in zip(self._shape, self._stride))
+    whole = aten.clone.default(aten.as_strided.default(self, [numel], [1], 0))
+    return aten.as_strided.default(whole, list(self._shape), list(self._stride), self._storage_offset)
+
+
+# CompositeExplicitAutogradNonFunctional in PyTorch, plus a Meta kernel: the same steps make the output's layout.
+@impl("slice_scatter", "CPU", "Meta", "CompositeExplicitAutogradNonFunctional")
+def slice_scatter(self: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+                  step: int = 1) -> Tensor:
+    """A copy of ``self`` (same strides and offset) with ``src`` written into ``self[dim, start:end:step]``."""
+    output = clone_preserve_strides(self)
+    view = aten.slice.Tensor(output, dim, start, end, step)
+    if view._shape != src._shape:
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = {list(src._shape)}, "
+            f"slice size = {list(view._shape)}"
+        )
+    aten.copy_.default(view, src)
+    return output
+
+
 @impl("as_strided", "CPU", "Meta")
 def as_strided(self: Tensor, size: list[int], stride: list[int], storage_offset: int | None = None) -> Tensor:
     offset = self._storage_offset if storage_offset is None else storage_offset
