@@ -239,6 +239,36 @@ class Tensor:
         return t
 
     @classmethod
+    def _contiguous_wrapper(cls, shape: tuple[int, ...], dt: _dt.dtype) -> Any:
+        """A function ``wrap(arr) -> Tensor`` doing ``_wrap_contiguous(arr, dt)`` for arrays of exactly ``shape``.
+
+        The shape, the row-major strides and the other constant fields are computed once and bound here, so each
+        call only allocates the tensor and its version counter: for generated code whose outputs' shapes are
+        known when it is generated (the numpy backend). No checks: ``arr`` must be C-contiguous, of this shape
+        and of ``dt``'s NumPy dtype.
+        """
+        shape = tuple(int(s) for s in shape)
+        stride = contiguous_strides(shape)
+        new, key_set, cpu, counter = object.__new__, CPU_KEY_SET, _CPU, _VersionCounter
+
+        def wrap(arr: np.ndarray) -> Tensor:
+            t = new(cls)
+            t._key_set = key_set
+            t._shape = shape
+            t._stride = stride
+            t._flat = None
+            t._storage_offset = 0
+            t._dtype = dt
+            t._device = cpu
+            t._contiguous = True
+            t._data = arr
+            v = t._version_counter = new(counter)
+            v.version = 0
+            return t
+
+        return wrap
+
+    @classmethod
     def _empty(cls, shape: tuple[int, ...], dtype: _dt.dtype, device_: device, stride: tuple[int, ...] | None = None) -> Tensor:
         """A new tensor with uninitialised (zeroed, on CPU) storage and the given layout."""
         shape = tuple(shape)

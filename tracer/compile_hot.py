@@ -10,7 +10,8 @@ the same entry, so results never depend on which path ran.
 
 What the generated guard checks (everything the generic key of ``CompiledFunction._guard_key`` encodes):
 
-* no capture session and no ``disable``d call running on this thread, and the same grad mode;
+* no capture session and no ``disable``d call running on this thread (read from the thread's dict of
+  compile_markers' thread-local object: one thread-local read instead of two), and the same grad mode;
 * the same number of positional arguments and no keyword arguments;
 * per tensor argument: the exact class ``Tensor`` (subclasses miss), shape, strides, storage offset, dtype and
   ``requires_grad`` (own flag, or a view of a base that requires grad);
@@ -74,7 +75,9 @@ def make_hot_call(guard: tuple, args: tuple, input_map: list[int], out_leaves: l
                   "    except ValueError:", "        return _MISS"]
     else:
         lines += ["    if args:", "        return _MISS"]
-    lines += [f"    if _tls.session is not None or _tls.disabled_depth or {'not ' if grad_mode else ''}"
+    # one read of the thread-local object (each costs several plain reads), then two dict lookups
+    lines += ["    t = _tls.__dict__",
+              f"    if t['session'] is not None or t['disabled_depth'] or {'not ' if grad_mode else ''}"
               "_pt.s.grad_enabled:", "        return _MISS"]
     tensors: list[int] = []
     metas: dict[int, tuple] = {}

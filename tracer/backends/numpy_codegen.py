@@ -153,7 +153,7 @@ class NumpyCodegen:
         for i, n in enumerate(self.nodes):
             base = n.name if n.name.isidentifier() and not keyword.iskeyword(n.name) else f"v{i}"
             name, k = base, 1
-            while name in taken or name.startswith(("_in", "_c_", "_np_", "_dtype_", "_op_")):
+            while name in taken or name.startswith(("_in", "_c_", "_np_", "_dtype_", "_op_", "_wrap_out")):
                 name, k = f"{base}_v{k}", k + 1
             taken.add(name)
             self.var[n] = name
@@ -542,9 +542,11 @@ class NumpyCodegen:
                 val = x.meta.get("val")
                 if not isinstance(val, Tensor):
                     return self.var[x]
-                if x not in wrapped:  # C-contiguous arrays (the usual result) inline _wrap's first branch
+                if x not in wrapped:  # C-contiguous arrays (the usual result): a wrapper with the shape bound
                     v, dt = self.var[x], self.const(val.dtype)
-                    wrapped[x] = (f"(_wrap_contiguous({v}, {dt}) if {v}.__class__ is _ndarray and "
+                    w = f"_wrap_out{len(wrapped)}"
+                    self.globals[w] = Tensor._contiguous_wrapper(tuple(int(s) for s in val.shape), val.dtype)
+                    wrapped[x] = (f"({w}({v}) if {v}.__class__ is _ndarray and "
                                   f"{v}.flags.c_contiguous else _wrap({v}, {dt}))")
                 return wrapped[x]
             return self.text(x)
