@@ -25,9 +25,9 @@ from .keys import DispatchKey, is_alias_key, to_functionality_key
 from .keyset import PYTHON_DISPATCHER_BIT, key_bits
 from .registry import REGISTRY
 from .tls import per_thread, pop_dispatch_mode, pop_pre_dispatch_mode, push_dispatch_mode, push_pre_dispatch_mode
-from .tls import state as _tls
 
 DK = DispatchKey
+_PYTHON_BITS = key_bits(DK.Python)
 
 
 def has_kernel_for_dispatch_key(op: Any, key: DispatchKey) -> bool:
@@ -109,7 +109,7 @@ def _pre_dispatch_handler(op: Any) -> Callable[..., Any]:
     """
 
     def handler(*args: Any, **kwargs: Any) -> Any:
-        types = [type(a) for a in _flat_tensors(args, kwargs) if a._key_set & key_bits(DK.Python)]
+        types = [type(a) for a in _flat_tensors(args, kwargs) if a._key_set & _PYTHON_BITS]
         mode = pop_pre_dispatch_mode()
         try:
             return mode.__torch_dispatch__(op, types, args, kwargs)
@@ -139,8 +139,8 @@ def get_dispatch(op: Any, key: DispatchKey) -> DispatchKey | Callable[..., Any]:
         op._dispatch_cache[key] = handler
         return handler
     if to_functionality_key(key) == DK.PreDispatch:
-        python_excluded = _tls.excluded & key_bits(DK.Python)
-        if _tls.pre_dispatch_mode_stack and not python_excluded:
+        s = per_thread.s
+        if s.pre_dispatch_mode_stack and not s.excluded & _PYTHON_BITS:
             return _pre_dispatch_handler(op)  # not cached: modes come and go
     final = resolve_key(op, key)
     result = op.py_kernels.get(final, final)
@@ -155,8 +155,9 @@ def python_dispatcher_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> A
     handler = op._dispatch_cache.get(key)
     if handler is None:
         handler = get_dispatch(op, key)
-    if _tls.tracer is not None:
-        _tls.tracer.on_python_dispatcher(op, DispatchKey(key), handler)
+    tracer = per_thread.s.tracer  # (hot: every op at every key while the Python dispatcher is on)
+    if tracer is not None:
+        tracer.on_python_dispatcher(op, DispatchKey(key), handler)
     if isinstance(handler, DispatchKey):
         return call_boxed_for_dispatch_key(op, handler, args, kwargs)
     return handler(*args, **kwargs)

@@ -29,6 +29,7 @@ import os
 import sys
 import threading
 import traceback
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -91,6 +92,18 @@ def _aten() -> Any:
     return _ATEN
 
 
+_HOT_OPS: tuple | None = None
+
+
+def _hot_ops() -> tuple:
+    """(is_nonzero, lift_fresh, lift_fresh_copy) overloads, which proxy_call compares every op with."""
+    global _HOT_OPS
+    if _HOT_OPS is None:
+        aten = _aten()
+        _HOT_OPS = (aten.is_nonzero.default, aten.lift_fresh.default, aten.lift_fresh_copy.default)
+    return _HOT_OPS
+
+
 def _alias_key(t: Any) -> tuple:
     """Tensors sharing a version counter share memory; with the same geometry and dtype, the same values."""
     return (id(t._version_counter), t._shape, t._stride, t._storage_offset, t._dtype)
@@ -121,6 +134,11 @@ class _Tracer:
         #: was edited or reloaded since), and this trace's texts by (file, line, function)
         self._trace_texts: dict[tuple, str] = {} if full else _TRACE_BY_OFFSET
         self._trace_by_line: dict[tuple, str] = {}
+        #: while the traced function runs: the ``_trace`` frame and the user frames (and their key) above it,
+        #: which stay the same (suspended at the same instruction) for the whole trace (see ``set_root_frame``)
+        self._root_frame: Any = None
+        self._outer_frames: list[Any] = []
+        self._outer_key: list[int] = []
         #: pre-dispatch only: (version counter id, geometry) -> (counter, its version, node) of tracked tensors, so
         #: that a detached alias made below the mode (a tensor autograd saved and unpacked) maps to its node
         self.alias_index: dict[tuple, tuple[Any, int, Node]] | None = None
@@ -152,11 +170,18 @@ class _Tracer:
             return None
         # hot path: one set lookup per frame to skip the library's frames, and the user's frames keyed by
         # (code, instruction offset), which is cheap to read; line numbers are decoded only on a cache miss
-        frames = []
+        # the frames above the ``_trace`` call do not change during the trace: the walk stops there and
+        # appends what set_root_frame collected once (a call from elsewhere walks to the bottom of its stack)
+        frames: list[Any] = []
         key: list[int] = []
         lib_ids, user_ids = self._lib_code_ids, self._user_code_ids
+        root = self._root_frame
         f = sys._getframe(2)
         while f is not None:
+            if f is root:
+                frames += self._outer_frames
+                key += self._outer_key
+                break
             code = f.f_code
             cid = id(code)
             if cid not in lib_ids:
@@ -180,6 +205,25 @@ class _Tracer:
             by_offset[tuple(key)] = text
         return text
 
+    def set_root_frame(self, root: Any) -> None:
+        """While the traced function runs under ``root`` (the ``_trace`` frame), or None after: stack_trace
+        walks only the frames below ``root`` and reuses the user frames above it, collected here once."""
+        self._root_frame = root
+        frames: list[Any] = []
+        key: list[int] = []
+        f = root
+        while f is not None:
+            code = f.f_code
+            cid = id(code)
+            if cid not in self._lib_code_ids:
+                if cid not in self._user_code_ids:
+                    self._classify(code)
+                if cid in self._user_code_ids:
+                    frames.append(f)
+                    key += (cid, f.f_lasti)
+            f = f.f_back
+        self._outer_frames, self._outer_key = frames, key
+
     def _classify(self, code: Any) -> None:
         """File ``code`` under the library's or the user's code (kept alive, so that its id stays unique)."""
         self._seen_code.append(code)
@@ -200,6 +244,12 @@ class _Tracer:
         node = self.graph.get_attr(name)
         node.meta["val"] = self.meta_val(t)
         return node
+
+    def to_args(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """``to_arg`` of an op's args and kwargs (hot: scalars, the common non-tensor arguments, pass as they are)."""
+        to_arg = self.to_arg
+        out = tuple([a if a.__class__ in _ATOMS else to_arg(a) for a in args])
+        return out, {k: v if v.__class__ in _ATOMS else to_arg(v) for k, v in kwargs.items()} if kwargs else {}
 
     def to_arg(self, a: Any) -> Any:
         """Replace tensors (inside lists / tuples / dicts too) by their nodes."""
@@ -241,6 +291,9 @@ class _Tracer:
                 self.track(e, item)
 
 
+#: argument types that are never containers nor tensors: ``to_arg`` returns such values unchanged
+_ATOMS = frozenset({int, float, bool, complex, str, type(None)})
+
 #: results with at most this many elements computed from constants are kept as constants (PyTorch's limit)
 CONSTANT_NUMEL_LIMIT = 1
 
@@ -277,7 +330,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             with self:
                 return decomp(*args, **kwargs)
         aten = _aten()
-        if func is aten.is_nonzero.default:  # traced as (x != 0).item(): a data-dependent value (proxy_call)
+        is_nonzero, lift_fresh, lift_fresh_copy = _HOT_OPS or _hot_ops()
+        if func is is_nonzero:  # traced as (x != 0).item(): a data-dependent value (proxy_call)
             n = args[0].numel()
             if n != 1:
                 raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} "
@@ -303,8 +357,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                     "possible to trace this with dynamic shapes; try setting tracing_mode='symbolic' in your "
                     f"make_fx call.\n{_user_line()}")
             # fake tensors: the fake mode below raises DataDependentOutputException, turned into a TracingError
-        target = aten.lift_fresh_copy.default if func is aten.lift_fresh.default else func
-        node = tracer.graph.create_node("call_function", target, tracer.to_arg(args), tracer.to_arg(kwargs))
+        target = lift_fresh_copy if func is lift_fresh else func
+        node = tracer.graph.create_node("call_function", target, *tracer.to_args(args, kwargs))
         trace = tracer.stack_trace()
         if trace is not None:
             node.meta["stack_trace"] = trace
@@ -320,7 +374,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         tracer.track(out, node)
         # constant propagation: small results computed from constants keep their real value
         if isinstance(out, Tensor) and out.numel() <= CONSTANT_NUMEL_LIMIT:
-            if func is aten.lift_fresh.default and not _is_fake(args[0]):
+            if func is lift_fresh and not _is_fake(args[0]):
                 with no_dispatch():
                     tracer.constant_values[out] = aten.clone.default(args[0])
             elif tracked and all_constant and "nondeterministic_seeded" not in func.tags:
@@ -400,6 +454,11 @@ def _is_fake(t: Any) -> bool:
 
 def _placeholder_names(f: Callable[..., Any], nargs: int) -> list[str]:
     """``<param>`` for each positional argument; ``arg{i}`` when the signature does not name it."""
+    if type(f) is types.FunctionType and "__wrapped__" not in f.__dict__ and "__signature__" not in f.__dict__:
+        # a plain function (no decorator metadata): inspect.signature's positional parameters are these
+        code = f.__code__
+        params = code.co_varnames[:code.co_argcount]
+        return [params[i] if i < len(params) else f"arg{i}" for i in range(nargs)]
     try:
         params = list(inspect.signature(f).parameters.values())
     except (TypeError, ValueError):
@@ -480,6 +539,9 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
             stack.enter_context(_GradModeRecorder(tracer))
         else:
             stack.enter_context(mode)
+        if record_stack_traces:  # (dropped afterwards: the frames must not outlive the trace)
+            tracer.set_root_frame(sys._getframe())
+            stack.callback(tracer.set_root_frame, None)
         result = f(*args)
     to_node = lambda r: tracer.to_arg(r) if isinstance(r, Tensor) else r  # noqa: E731
     if nested:  # the generated forward flattens its inputs and unflattens its outputs with specs
