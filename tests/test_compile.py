@@ -10,7 +10,6 @@ the program accepts it, on a second input shape (recompile).
 from __future__ import annotations
 
 import gc
-import importlib.util
 import warnings
 from types import SimpleNamespace
 
@@ -262,9 +261,7 @@ def test_data_dependent_against_torch(torch, name):
 
 # --- the corpus under every backend ------------------------------------------------------------------------------------
 
-_HAS_NUMPY_BACKEND = importlib.util.find_spec("tracer.backends.numpy_backend") is not None
-BACKENDS = ["eager", "aot_eager", pytest.param("numpy", marks=pytest.mark.skipif(
-    not _HAS_NUMPY_BACKEND, reason="tracer/backends/numpy_backend.py (h8's NumPy backend) is not there"))]
+BACKENDS = ["eager", "aot_eager", "numpy"]
 
 
 def _eager_ok(f, arrs, rg):

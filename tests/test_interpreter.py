@@ -112,8 +112,7 @@ def test_pre_dispatch_replay_under_eager_autograd_gives_eager_grads(name: str) -
     everything = _float_input_indices(fresh)
     eager_in = C.inputs(D, fresh, everything)
     loss = _loss(prog(D, DF)(*eager_in))
-    if loss is None:
-        pytest.skip(f"{name}: no output requires grad")
+    assert loss is not None, f"{name}: no output requires grad"
     replay_in = C.inputs(D, fresh, everything)
     replay_loss = _loss(replay(gm, *replay_in))
     try:
