@@ -60,6 +60,9 @@ class _DispatchTLS:
         self.tls_snapshot: tuple[int, int] | None = None
         # Grad mode (autograd/grad_mode.py): kept here so the autograd kernel reads one per-thread object.
         self.grad_enabled = True
+        # Graph-capture front ends (tracer.compile) count here the capture sessions and disable()d calls running
+        # on this thread: their warm path checks "none running" and the grad mode with one per-thread read.
+        self.capture_depth = 0
 
 
 class _PerThread(threading.local):

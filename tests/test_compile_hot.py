@@ -87,21 +87,25 @@ def test_shape_and_dtype_changes_recompile(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_strides_and_storage_offset_are_guarded(backend):
+def test_strides_are_guarded_storage_offsets_are_not(backend):
     def f(x, y):
         return x * 2 + y
 
     cf = _warm(f, backend, D.randn(3, 4), D.randn(3, 4))
+    big = D.randn(13)
+    off = big[1:].view(3, 4)  # same shape and strides, storage offset 1: the same entry (as Dynamo's guards)
+    y = D.randn(3, 4)
+    misses = cf.stats()["misses"]
+    assert cf._hot((off, y)) is not MISS
+    _same(cf(off, y), f(off, y))
+    assert cf.stats()["misses"] == misses
     base = D.randn(4, 3)
     xt = base.t()  # other strides
-    y = D.randn(3, 4)
     assert cf._hot((xt, y)) is MISS
     _same(cf(xt, y), f(xt, y))
-    big = D.randn(13)
-    off = big[1:].view(3, 4)  # same shape and strides, storage offset 1
+    assert cf.stats()["misses"] == misses + 1
     _same(cf(off, y), f(off, y))
-    assert cf._hot((xt, y)) is MISS  # the hot entry is the offset one: other strides miss it
-    _same(cf(off, y), f(off, y))
+    assert cf._hot((xt, y)) is MISS  # the hot entry is the row-major one again: other strides miss it
     x = D.randn(3, 4)
     _same(cf(x, y), f(x, y))
     if backend == "eager":  # eager keeps the input's layout: a graph compiled for other strides would not
@@ -366,3 +370,43 @@ def test_metadata_changed_in_place_between_calls():
     _same(out, x.detach() * 2)
     x.requires_grad_(False)
     assert cf(x).grad_fn is None
+
+
+def test_global_stats_add_up_hot_hits_across_functions_resets_and_collection():
+    import gc
+
+    tracer.reset()
+    args = _args()
+    cf = _warm(_mlp, "numpy", *args)
+    cg = _warm(lambda x, w, b: (x @ w.t() - b).sum(-1), "eager", *args)
+    for _ in range(3):
+        cf(*args)
+    cg(*args)
+    g = tracer.compile_stats()
+    assert g["whole_call_hits"] == cf.stats()["whole_call_hits"] + cg.stats()["whole_call_hits"] == 6
+    tracer.reset()  # zeroes the global figures; each function keeps its own
+    assert tracer.compile_stats()["whole_call_hits"] == 0 and cf.stats()["whole_call_hits"] == 4
+    cf = _warm(_mlp, "numpy", *args)  # the old function is collected: its hits since the reset stay counted
+    cf(*args)
+    del cg
+    gc.collect()
+    assert tracer.compile_stats()["whole_call_hits"] == 2  # the new one's second warm-up call and the call after
+
+
+def test_capture_state_is_restored_when_the_compiled_function_raises():
+    from dispatcher.tls import per_thread
+
+    def f(x):
+        if x.sum() > 1e9:  # data-dependent: a graph break, then the raise below runs eagerly
+            return x
+        raise ValueError("user error")
+
+    cf = tracer.compile(f)
+    with pytest.raises(ValueError, match="user error"):
+        cf(D.randn(3))
+    assert per_thread.s.capture_depth == 0
+    with pytest.raises(ValueError), tracer.disable():
+        raise ValueError
+    assert per_thread.s.capture_depth == 0
+    warm = _warm(_mlp, "numpy", *_args())
+    assert warm._hot(_args(1)) is not MISS  # nothing left running: the hot path answers

@@ -80,11 +80,13 @@ class CompiledFunction:
         self.backend = backend
         self._backend = lookup_backend(backend)
         self.fullgraph = fullgraph
+        self._hot: Callable[[tuple], Any] | None = None  # the warm-call function of the fast entry hit last
         self.whole_call_cache = whole_call_cache
         self.cache = SegmentCache()
         self._fast: dict[tuple, _FastEntry] = {}
-        self._hot: Callable[[tuple], Any] | None = None  # the warm-call function of the fast entry hit last
         self._stats = _FnStats()
+        STATS.track_hot(self._stats)  # compile_stats() adds up this function's warm-call hits on read
+        weakref.finalize(self, STATS.retire, self._stats)
         self._on_graph: Callable[..., Any] | None = None  # explain's recorder
         try:
             self._signature: inspect.Signature | None = inspect.signature(fn)
@@ -92,6 +94,17 @@ class CompiledFunction:
             self._signature = None
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
         _ALL.add(self)
+
+    @property
+    def whole_call_cache(self) -> bool:
+        """Whether calls may skip capture when a whole-call fast entry matches (see the module docstring)."""
+        return self._whole_call_cache
+
+    @whole_call_cache.setter
+    def whole_call_cache(self, on: bool) -> None:
+        self._whole_call_cache = bool(on)
+        if not on:
+            self._hot = None
 
     def stats(self) -> dict[str, Any]:
         s = self._stats
@@ -106,8 +119,8 @@ class CompiledFunction:
 
     # --- calling -------------------------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        hot = self._hot
-        if hot is not None and not kwargs and self._on_graph is None and self.whole_call_cache:
+        hot = self._hot  # None unless the whole-call cache is on and explain() is not recording (see below)
+        if hot is not None and not kwargs:
             out = hot(args)
             if out is not MISS:
                 return out
@@ -175,7 +188,7 @@ class CompiledFunction:
     # --- the whole-call fast path ----------------------------------------------------------------------------------
     def _guard_key(self, flat: list, spec: Any) -> tuple | None:
         """The whole-call guard: the arguments' structure, the grad mode, and per flat argument its class and
-        metadata (tensors: shape, strides, storage offset, dtype, requires_grad, the first argument that is the
+        metadata (tensors: shape, strides, dtype, requires_grad, the first argument that is the
         same object and the first sharing its storage) or its type and value (immutable constants)."""
         parts: list[Any] = [spec, _grad_mode.is_grad_enabled()]
         first_of: dict[int, int] = {}
@@ -185,7 +198,7 @@ class CompiledFunction:
                 if type(a) is not Tensor:
                     return None
                 storage = id(a._flat) if a._flat is not None else id(a)
-                parts.append(("T", tuple(a._shape), tuple(a._stride), a._storage_offset, a._dtype,
+                parts.append(("T", tuple(a._shape), tuple(a._stride), a._dtype,
                               bool(a.requires_grad), first_of.setdefault(id(a), i),
                               storage_of.setdefault(storage, i)))
             elif isinstance(a, _IMMUTABLE):
@@ -234,7 +247,7 @@ class CompiledFunction:
         fast = _FastEntry(flush["entry"], input_map, out_leaves, out_spec, flush["grad0"])
         if not kwargs and len(args) == len(flat) and all(a is b for a, b in zip(args, flat)):
             fast.hot = make_hot_call(guard, args, input_map, out_leaves, out_spec, flush["grad0"], fast.entry,
-                                     [STATS, self._stats])
+                                     self._stats)
             self._hot = fast.hot
         self._fast[guard] = fast
 

@@ -97,8 +97,17 @@ def _diff_reason(names: list[str], old: list[tuple], new: list[tuple]) -> str:
 
 
 class _Stats:
+    """The process-wide counts of ``compile_stats()``.
+
+    The warm-call functions of compile_hot.py count a hit with one plain increment of their compiled function's
+    own ``hot_hits`` (no lock, nothing global): the global figure adds up, on read, the hot hits of every live
+    compiled function since the last ``reset()`` (``_hot_live`` holds each one's stats object and its count at
+    that reset) and those of functions collected since (``hot_hits``, folded in by ``retire``).
+    """
+
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        self._hot_live: dict[int, list[Any]] = {}  # id(stats) -> [stats object, its hot_hits at the last reset]
         self.reset()
 
     def reset(self) -> None:
@@ -106,13 +115,28 @@ class _Stats:
         self.misses = 0
         self.recompiles = 0
         self.whole_call_hits = 0
-        self.hot_hits = 0  # whole-call hits of compile_hot.py's functions (one increment each, no lock)
+        self.hot_hits = 0  # hot hits of compiled functions retired since the last reset
         self.reasons: list[str] = []
+        for pair in self._hot_live.values():
+            pair[1] = pair[0].hot_hits
+
+    def track_hot(self, fn_stats: Any) -> None:
+        """Count ``fn_stats.hot_hits`` (a compiled function's warm-call hits) in the global figures."""
+        with self.lock:
+            self._hot_live[id(fn_stats)] = [fn_stats, fn_stats.hot_hits]
+
+    def retire(self, fn_stats: Any) -> None:
+        """The compiled function owning ``fn_stats`` is gone: keep its hot hits, forget the object."""
+        with self.lock:
+            pair = self._hot_live.pop(id(fn_stats), None)
+            if pair is not None:
+                self.hot_hits += pair[0].hot_hits - pair[1]
 
     def snapshot(self) -> dict[str, Any]:
-        hot = self.hot_hits
-        return {"hits": self.hits + hot, "misses": self.misses, "recompiles": self.recompiles,
-                "whole_call_hits": self.whole_call_hits + hot, "recompile_reasons": list(self.reasons)}
+        with self.lock:
+            hot = self.hot_hits + sum(st.hot_hits - base for st, base in self._hot_live.values())
+            return {"hits": self.hits + hot, "misses": self.misses, "recompiles": self.recompiles,
+                    "whole_call_hits": self.whole_call_hits + hot, "recompile_reasons": list(self.reasons)}
 
 
 STATS = _Stats()

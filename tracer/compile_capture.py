@@ -36,6 +36,7 @@ from dispatcher.autograd import grad_mode as _grad_mode
 from dispatcher.fake import DataDependentOutputException, DynamicOutputShapeException, FakeTensorMode
 from dispatcher.modes import function_mode as _fm
 from dispatcher.tensor import Tensor
+from dispatcher.tls import per_thread
 
 from . import compile_markers as _markers
 from . import pytree
@@ -313,7 +314,13 @@ class Session:
     def __enter__(self) -> Session:
         self._prev_session = _markers._tls.session
         _markers._tls.session = self
-        self.mode.__enter__()
+        per_thread.s.capture_depth += 1
+        try:
+            self.mode.__enter__()
+        except BaseException:  # __exit__ will not run: restore the thread's state here
+            _markers._tls.session = self._prev_session
+            per_thread.s.capture_depth -= 1
+            raise
         self._old_profile = sys.getprofile()
         sys.setprofile(self._profile)
         return self
@@ -324,6 +331,7 @@ class Session:
             self._remove_mode()
         finally:
             _markers._tls.session = self._prev_session
+            per_thread.s.capture_depth -= 1
 
     def _remove_mode(self) -> None:
         stack = _fm._tls.stack

@@ -10,11 +10,12 @@ the same entry, so results never depend on which path ran.
 
 What the generated guard checks (everything the generic key of ``CompiledFunction._guard_key`` encodes):
 
-* no capture session and no ``disable``d call running on this thread (read from the thread's dict of
-  compile_markers' thread-local object: one thread-local read instead of two), and the same grad mode;
+* no capture session and no ``disable``d call running on this thread, and the same grad mode (both read from
+  the thread's dispatch state, ``dispatcher.tls``: ``capture_depth`` and ``grad_enabled``, one thread-local read);
 * the same number of positional arguments and no keyword arguments;
-* per tensor argument: the exact class ``Tensor`` (subclasses miss), shape, strides, storage offset, dtype and
-  ``requires_grad`` (own flag, or a view of a base that requires grad);
+* per tensor argument: the exact class ``Tensor`` (subclasses miss), shape, strides, dtype and
+  ``requires_grad`` (own flag, or a view of a base that requires grad). Not the storage offset, as Dynamo's
+  tensor guards: a compiled graph reads its inputs' elements wherever they start;
 * per constant argument: the same type and an equal value (``1``, ``1.0`` and ``True`` differ);
 * aliasing: hot functions are only made when every tensor argument was a distinct object with its own storage,
   and the guard checks that this still holds: the arguments' storages (``_flat``) are distinct objects, or, when
@@ -23,8 +24,9 @@ What the generated guard checks (everything the generic key of ``CompiledFunctio
 
 The call of the compiled graph skips the grad-mode switch when the graph starts in the caller's grad mode, and
 calls the backend's ``unchecked`` entry (numpy backend: the generated code without its own input checks) when
-the guard above already proves what that entry assumes. Counters are plain increments (no lock) of
-``hot_hits``, which ``compile_stats()`` and ``stats()`` add to ``hits`` and ``whole_call_hits``.
+the guard above already proves what that entry assumes. A hit is one plain increment (no lock) of the compiled
+function's ``hot_hits``, which ``stats()`` and, summed over compiled functions, ``compile_stats()`` add to
+``hits`` and ``whole_call_hits``.
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ from typing import Any
 from dispatcher.tensor import Tensor
 from dispatcher.tls import per_thread
 
-from . import compile_markers as _markers
 from . import pytree
 
 __all__ = ["MISS", "make_hot_call"]
@@ -54,20 +55,20 @@ def _shares_storage(tensors: tuple) -> bool:
 
 
 def make_hot_call(guard: tuple, args: tuple, input_map: list[int], out_leaves: list[tuple], out_spec: Any,
-                  grad0: bool, entry: Any, counters: list[Any]) -> Callable[[tuple], Any] | None:
+                  grad0: bool, entry: Any, stats: Any) -> Callable[[tuple], Any] | None:
     """The generated warm-call function of one fast entry, or None when the call's shape does not allow one.
 
     ``guard`` is the generic key (spec, grad mode, one part per flat argument) computed for ``args`` before the
     call that stored the entry; ``input_map``, ``out_leaves``, ``out_spec`` and ``grad0`` are the entry's (see
-    compile.py ``_FastEntry``); ``counters`` are stats objects whose ``hot_hits`` count each hot call
-    (``entry.hits`` too).
+    compile.py ``_FastEntry``); ``stats`` is the compiled function's stats object, whose ``hot_hits`` counts each
+    hot call (compile_cache.STATS adds those up for ``compile_stats()``).
     """
     parts = guard[2:]
     if len(parts) != len(args):
         return None
     grad_mode = guard[1]
-    env: dict[str, Any] = {"_MISS": MISS, "_Tensor": Tensor, "_tls": _markers._tls, "_pt": per_thread,
-                           "_entry": entry, "_as_tuple": _as_tuple, "_shares_storage": _shares_storage}
+    env: dict[str, Any] = {"_MISS": MISS, "_Tensor": Tensor, "_pt": per_thread,
+                           "_as_tuple": _as_tuple, "_shares_storage": _shares_storage}
     params = [f"a{i}" for i in range(len(args))]
     lines = ["def hot(args):"]
     if params:
@@ -75,25 +76,26 @@ def make_hot_call(guard: tuple, args: tuple, input_map: list[int], out_leaves: l
                   "    except ValueError:", "        return _MISS"]
     else:
         lines += ["    if args:", "        return _MISS"]
-    # one read of the thread-local object (each costs several plain reads), then two dict lookups
-    lines += ["    t = _tls.__dict__",
-              f"    if t['session'] is not None or t['disabled_depth'] or {'not ' if grad_mode else ''}"
-              "_pt.s.grad_enabled:", "        return _MISS"]
+    # one read of the thread's dispatch state: no capture session or disable()d call running, the same grad mode
+    lines += ["    s = _pt.s",
+              f"    if s.capture_depth or {'not ' if grad_mode else ''}s.grad_enabled:", "        return _MISS"]
     tensors: list[int] = []
     metas: dict[int, tuple] = {}
     for i, part in enumerate(parts):
         a = f"a{i}"
         if part[0] == "T":
-            _, shape, stride, offset, dtype, requires_grad, first, storage_first = part
+            _, shape, stride, dtype, requires_grad, first, storage_first = part
             if first != i or storage_first != i:
                 return None  # an argument aliases another: the generic key handles that pattern
             tensors.append(i)
             metas[i] = (shape, stride, dtype, requires_grad)
             env[f"_d{i}"] = dtype
+            # requires_grad: own flag, or a view of a base that requires grad. Both fields are class defaults
+            # (False, None) that a tensor overrides in its __dict__: an empty __dict__ answers "no" at once.
             rg = f"{a}._requires_grad or {a}._base is not None and {a}._base._requires_grad"
+            rg = f"not ({rg})" if requires_grad else f"{a}.__dict__ and ({rg})"
             lines.append(f"    if ({a}.__class__ is not _Tensor or {a}._shape != {_ints(shape)} or "
-                         f"{a}._stride != {_ints(stride)} or {a}._storage_offset != {int(offset)} or "
-                         f"{a}._dtype is not _d{i} or {'not (' + rg + ')' if requires_grad else rg}):")
+                         f"{a}._stride != {_ints(stride)} or {a}._dtype is not _d{i} or {rg}):")
             lines.append("        return _MISS")
         else:
             cls, value = part
@@ -110,16 +112,14 @@ def make_hot_call(guard: tuple, args: tuple, input_map: list[int], out_leaves: l
             flats = ", ".join(f"id(a{i}._flat)" for i in tensors)
             lines += [f"    if len({{{flats}}}) != {len(tensors)} and _shares_storage(({tup},)):",
                       "        return _MISS"]
-    lines.append("    _entry.hits += 1")
-    for k, c in enumerate(counters):
-        env[f"_s{k}"] = c
-        lines.append(f"    _s{k}.hot_hits += 1")
+    env["_stats"] = stats
+    lines.append("    _stats.hot_hits += 1")
     env["_fn"] = _callee(entry.fn, [metas.get(j) for j in input_map])
     call = f"_fn({', '.join(f'a{j}' for j in input_map)})"
     if bool(grad0) == bool(grad_mode):
         lines.append(f"    out = {call}")
     else:  # the graph starts in another grad mode (fn entered no_grad() first): switch, restore on exceptions
-        lines += ["    s = _pt.s", f"    s.grad_enabled = {bool(grad0)}", "    try:", f"        out = {call}",
+        lines += [f"    s.grad_enabled = {bool(grad0)}", "    try:", f"        out = {call}",
                   "    finally:", f"        s.grad_enabled = {bool(grad_mode)}"]
     lines.append("    if out.__class__ is not tuple:")
     lines.append("        out = _as_tuple(out)")

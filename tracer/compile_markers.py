@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dispatcher.op_overload import OpOverload, OpOverloadPacket
+from dispatcher.tls import per_thread
 
 __all__ = [
     "allow_in_graph",
@@ -43,9 +44,23 @@ log = logging.getLogger("tracer.compile")
 
 
 class _SessionTLS(threading.local):
+    """Per thread: the running capture session and the depth of disable()d calls outside any capture. Whoever
+    changes either also moves ``dispatcher.tls``'s ``capture_depth`` (_enter_disabled_eager / _exit_disabled_eager, compile_capture.Session), which
+    compile_hot.py's warm-call functions read instead of these two."""
+
     def __init__(self) -> None:
         self.session: Any = None  # the running compile_capture.Session of this thread, if any
         self.disabled_depth = 0  # > 0 inside a disable()d call outside any capture: compile() runs eagerly
+
+
+def _enter_disabled_eager() -> None:
+    _tls.disabled_depth += 1
+    per_thread.s.capture_depth += 1
+
+
+def _exit_disabled_eager() -> None:
+    _tls.disabled_depth -= 1
+    per_thread.s.capture_depth -= 1
 
 
 _tls = _SessionTLS()
@@ -163,14 +178,14 @@ class _DisableContext:
             self._stack.append(session.enter_disabled("Skip calling `tracer.disable()`d function", None,
                                                       recursive=True))
         else:
-            _tls.disabled_depth += 1
+            _enter_disabled_eager()
             self._stack.append(None)
         return self
 
     def __exit__(self, *exc: object) -> None:
         token = self._stack.pop()
         if token is None:
-            _tls.disabled_depth -= 1
+            _exit_disabled_eager()
         else:
             token.close()
 
@@ -201,11 +216,11 @@ def disable(fn: Callable[..., Any] | None = None, recursive: bool = True, *, rea
     def _disabled(*args: Any, **kwargs: Any) -> Any:
         session = _tls.session
         if session is None:
-            _tls.disabled_depth += 1
+            _enter_disabled_eager()
             try:
                 return target(*args, **kwargs)
             finally:
-                _tls.disabled_depth -= 1
+                _exit_disabled_eager()
         token = session.enter_disabled(why, target, recursive=recursive, reason=reason)
         try:
             return target(*args, **kwargs)

@@ -62,9 +62,12 @@ def detach_(t: Any) -> Any:
             "detach_() cannot be called on these gradients. To fix this error, please refer to the "
             "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
         )
-    t._requires_grad = False
-    t._grad_fn = None
-    t._output_nr = 0
+    # back to the class defaults (False, None, 0): a tensor whose __dict__ holds no autograd field is a plain
+    # leaf, which compile()'s warm-path guard checks with one test
+    d = t.__dict__
+    d.pop("_requires_grad", None)
+    d.pop("_grad_fn", None)
+    d.pop("_output_nr", None)
     return t
 
 
