@@ -68,7 +68,14 @@ _tensor_methods.install()
 _registration.register_aten()
 
 from . import autograd  # noqa: E402
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
+from .autograd import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 
 def _backward(self: Tensor, gradient: object = None, retain_graph: object = None, create_graph: bool = False,
@@ -94,6 +101,8 @@ __all__ = [
     "enable_grad",
     "is_grad_enabled",
     "no_grad",
+    "inference_mode",
+    "is_inference_mode_enabled",
     "set_grad_enabled",
     "Size",
     "Tensor",

@@ -90,10 +90,17 @@ def _to_numpy(data: Any, dt: _dt.dtype) -> np.ndarray:
     return np.array(data, dtype=dt.np_dtype)
 
 
-def _aten() -> Any:
-    from .op_overload import namespace
+_ATEN: Any = None
 
-    return namespace("aten")
+
+def _aten() -> Any:
+    """The ``aten`` op namespace (looked up on first use: imported at module level it would make an import cycle)."""
+    global _ATEN
+    if _ATEN is None:
+        from .op_overload import namespace
+
+        _ATEN = namespace("aten")
+    return _ATEN
 
 
 def _copy_to(t: Tensor, dt: _dt.dtype, device: Any, copy: bool = True) -> Tensor:

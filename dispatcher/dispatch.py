@@ -187,6 +187,12 @@ def call_boxed_for_dispatch_key(op: Any, key: DispatchKey, args: tuple, kwargs: 
         t.tracer.on_call("call_boxed_for_dispatch_key", op, arg_key_set(op, args, kwargs), ks, key, kernel)
     if kernel is None or kernel.is_fallthrough:
         raise DispatchError(f"Could not find a kernel for {op.name()} at dispatch key {DispatchKey(key).name}")
+    # KernelFunction.call's two common conventions written out (every op at every key under the Python dispatcher)
+    c = kernel.convention
+    if c == 4:
+        return kernel.fn(op, ks, args, kwargs)
+    if c == 0:
+        return kernel.fn(*args, **kwargs)
     return kernel.call(op, ks, args, kwargs)
 
 

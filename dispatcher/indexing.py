@@ -6,9 +6,10 @@ aten/src/ATen/TensorIndexing.h. The calls recorded are PyTorch's:
 * an int selects (``select.int(x, dim, i)``; the index is bounds-checked here,
   negative indices are passed as given), ``None`` unsqueezes, ``...`` skips dims;
 * a slice records ``slice.Tensor(x, dim, start, stop[, step])`` with a missing
-  start as 0 and a missing stop as INT64_MAX; inside a tuple a full ``:`` records
-  nothing, and an index that changes nothing (``x[:, :]``, ``x[...]``) records
-  ``alias``; a lone ``x[:]`` does record its slice;
+  start as 0 and a missing stop as INT64_MAX; inside a tuple a slice that changes
+  nothing (start 0, step 1, stop at or past the dim's end: ``:``, ``0:n``) records
+  nothing, and an index that changes nothing (``x[:, :]``, ``x[:, 0:4]``, ``x[...]``)
+  records ``alias``; a lone ``x[:]`` does record its slice;
 * tensor (and list) indices are gathered, with None for the dims between them,
   into one ``index.Tensor`` call after the basic indexing; a 0-dim integer tensor
   counts as an int (via ``_local_scalar_dense``).
@@ -146,10 +147,10 @@ def _apply_tuple(self: Tensor, index: tuple) -> tuple[Tensor, list[Any]]:
             # NB: PyTorch's message names the index's position in the tuple ("real_dim"), not a tensor dim
             result = _select(result, dim, obj, position)
         elif isinstance(obj, slice):
-            if not (obj.start is None and obj.stop is None and obj.step in (None, 1)):
+            start, stop, step = _slice_args(obj)
+            # applySlice: a slice from 0 with step 1 reaching the end of the dim (`:`, `0:n`) changes nothing
+            if not (start == 0 and step == 1 and result.dim() > dim and stop >= result.shape[dim]):
                 result = _slice(result, dim, obj)
-            elif obj.step is not None and obj.step <= 0:
-                raise ValueError("step must be greater than zero")
             dim += 1
         elif obj is Ellipsis:
             dim += ndim - specified

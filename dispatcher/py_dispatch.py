@@ -19,12 +19,20 @@ from collections.abc import Callable
 from typing import Any
 
 from .alias import AUTOGRADOTHER_BACKENDS, backend_keyset_from_autograd, is_included_in_alias
-from .dispatch import call_boxed_for_dispatch_key, highest_key
+from .dispatch import call_boxed_for_dispatch_key
 from .errors import AmbiguousAutogradOtherError, DispatchError, RegistrationError
+from .keys import PER_BACKEND_START as _PBS
 from .keys import DispatchKey, is_alias_key, to_functionality_key
-from .keyset import PYTHON_DISPATCHER_BIT, key_bits
+from .keyset import BACKEND_MASK, PYTHON_DISPATCHER_BIT, key_bits
 from .registry import REGISTRY
-from .tls import per_thread, pop_dispatch_mode, pop_pre_dispatch_mode, push_dispatch_mode, push_pre_dispatch_mode
+from .tls import (
+    PRE_DISPATCH_RAW,
+    per_thread,
+    pop_dispatch_mode,
+    pop_pre_dispatch_mode,
+    push_dispatch_mode,
+    push_pre_dispatch_mode,
+)
 
 DK = DispatchKey
 _PYTHON_BITS = key_bits(DK.Python)
@@ -114,7 +122,12 @@ def _pre_dispatch_handler(op: Any) -> Callable[..., Any]:
         try:
             return mode.__torch_dispatch__(op, types, args, kwargs)
         finally:
-            push_pre_dispatch_mode(mode)
+            s = per_thread.s
+            if not s.pre_dispatch_mode_stack:  # push_pre_dispatch_mode's result when it was the only mode
+                s.included |= PRE_DISPATCH_RAW
+                s.pre_dispatch_mode_stack.append(mode)
+            else:
+                push_pre_dispatch_mode(mode)
 
     return handler
 
@@ -128,8 +141,20 @@ def _flat_tensors(args: tuple, kwargs: dict) -> list[Any]:
     return out
 
 
+_PRE_DISPATCH = int(DK.PreDispatch)
+#: op -> its pre-dispatch handler (the handler looks at the mode stack when called, so one per op serves)
+_PRE_HANDLERS: dict[Any, Callable[..., Any]] = {}
+
+
 def get_dispatch(op: Any, key: DispatchKey) -> DispatchKey | Callable[..., Any]:
     """What serves ``key`` for ``op`` under the Python dispatcher: a DispatchKey or a Python callable."""
+    if key == _PRE_DISPATCH:  # (hot while pre-dispatch tracing: never cached, see below)
+        s = per_thread.s
+        if s.pre_dispatch_mode_stack and not s.excluded & _PYTHON_BITS:
+            handler = _PRE_HANDLERS.get(op)
+            if handler is None:
+                handler = _PRE_HANDLERS[op] = _pre_dispatch_handler(op)
+            return handler
     key = DispatchKey(key)
     if key == DK.Python:
         if not op.python_key_table:
@@ -151,7 +176,10 @@ def get_dispatch(op: Any, key: DispatchKey) -> DispatchKey | Callable[..., Any]:
 
 def python_dispatcher_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
     """The PythonDispatcher key's boxed fallback (registered for every op)."""
-    key = highest_key(ks & ~PYTHON_DISPATCHER_BIT)
+    ks &= ~PYTHON_DISPATCHER_BIT
+    v = (ks >> 16).bit_length()  # highest_key(ks), written out
+    s = _PBS[v]
+    key = s + (ks & BACKEND_MASK).bit_length() if s else v
     handler = op._dispatch_cache.get(key)
     if handler is None:
         handler = get_dispatch(op, key)

@@ -109,14 +109,30 @@ def _call_top_mode(s: Any, stack: list[Any], func: Any, types: tuple, args: tupl
     if not stack:
         s.included &= ~PYTHON_MODE_KEYS_RAW
     try:
+        if mode.__class__ in _CHECKED_MODE_CLASSES:  # (checked already: call the handler directly)
+            return mode.__torch_dispatch__(func, types, args, kwargs), mode
         return _mode_handler(mode)(func, types, args, kwargs), mode
     finally:
-        key = getattr(mode, "_mode_key", None)
-        if key is None or not stack:
-            if not stack:
-                s.included |= PYTHON_MODE_KEYS_RAW
+        _restore_top_mode(s, stack, mode)
+
+
+def _restore_top_mode(s: Any, stack: list[Any], mode: Any) -> None:
+    """Push back ``mode``, popped from the top of ``stack`` while its handler ran (push_dispatch_mode's result).
+
+    An infra mode goes back to its slot, which is the top again when every mode left is an infra mode of a
+    smaller key (infra modes sit at the bottom in key order): the common case (fake under proxy) needs no search.
+    """
+    key = getattr(mode, "_mode_key", None)
+    if not stack:
+        s.included |= PYTHON_MODE_KEYS_RAW
+        stack.append(mode)
+    elif key is None:
+        stack.append(mode)
+    else:
+        top_key = getattr(stack[-1], "_mode_key", None)
+        if top_key is not None and top_key < key:
             stack.append(mode)
-        else:  # an infra mode goes back to its slot
+        else:
             push_dispatch_mode(mode)
 
 
@@ -197,14 +213,11 @@ def python_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
             else:
                 ret = _mode_handler(mode)(op, (), args, kwargs)
         finally:
-            if getattr(mode, "_mode_key", None) is None:
-                if not stack:
-                    s.included |= PYTHON_MODE_KEYS_RAW
-                stack.append(mode)
-            else:
-                push_dispatch_mode(mode)
+            _restore_top_mode(s, stack, mode)
         if ret is NotImplemented:
             raise _not_implemented_error(f"{op.__module__}.{op.__name__}", mode, [])
+        if _RESULT_KIND.get(op) == 1 and getattr(ret, "_key_set", None) is not None:
+            return ret  # (_check_result's common case, a Tensor for a Tensor return: nothing to check)
         return _check_result(op, ret)
     finally:
         if added:
@@ -227,10 +240,17 @@ def disabled_torch_dispatch_impl(func: Any, types: Any, args: tuple = (), kwargs
             s.exclude_mask = ~(s.excluded & ~BACKEND_MASK)
 
 
-def _aten_detach() -> Any:
-    from .op_overload import namespace
+_DETACH: Any = None
 
-    return namespace("aten").detach.default
+
+def _aten_detach() -> Any:
+    """``aten.detach.default`` (looked up on first use, avoiding an import cycle)."""
+    global _DETACH
+    if _DETACH is None:
+        from .op_overload import namespace
+
+        _DETACH = namespace("aten").detach.default
+    return _DETACH
 
 
 def shallow_copy_and_detach(t: Any, version_counter: Any = None) -> Any:

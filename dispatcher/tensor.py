@@ -186,8 +186,11 @@ class Tensor:
         dtype: _dt.dtype,
         device_: device,
         base: Tensor | None = None,
+        contiguous: bool | None = None,
     ) -> Tensor:
-        """A tensor over ``storage`` (flat, or None for meta) with the given geometry in elements."""
+        """A tensor over ``storage`` (flat, or None for meta) with the given geometry in elements.
+
+        ``contiguous``: whether the geometry is contiguous, when the caller knows (computed otherwise)."""
         t = object.__new__(cls)
         t._key_set = _KEY_SETS[device_.type]
         t._flat = storage
@@ -196,10 +199,10 @@ class Tensor:
         t._storage_offset = offset
         t._dtype = dtype
         t._device = device_
-        t._contiguous = _is_contiguous(shape, stride)
+        t._contiguous = _is_contiguous(shape, stride) if contiguous is None else contiguous
         if storage is not None:
             item = storage.itemsize
-            byte_strides = tuple(s * item for s in stride)
+            byte_strides = tuple([s * item for s in stride])
             try:
                 t._data = np.ndarray(shape, storage.dtype, storage, offset * item, byte_strides)
             except ValueError:  # NumPy's bounds check refuses some legal views (e.g. empty ones at the end)
@@ -272,12 +275,19 @@ class Tensor:
     def _empty(cls, shape: tuple[int, ...], dtype: _dt.dtype, device_: device, stride: tuple[int, ...] | None = None) -> Tensor:
         """A new tensor with uninitialised (zeroed, on CPU) storage and the given layout."""
         shape = tuple(shape)
-        stride = contiguous_strides(shape) if stride is None else tuple(stride)
+        dense = contiguous_strides(shape)
+        if stride is None:
+            stride = dense
+        else:
+            stride = tuple(stride)
+            if stride == dense:
+                stride = dense
+        contiguous = True if stride is dense else None  # (row-major strides are contiguous)
         if device_.type == "meta":
-            return cls._from_storage(None, shape, stride, 0, dtype, device_)
+            return cls._from_storage(None, shape, stride, 0, dtype, device_, contiguous=contiguous)
         size = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if all(shape) else 0
         storage = np.zeros(size, dtype=dtype.np_dtype)
-        return cls._from_storage(storage, shape, stride, 0, dtype, device_)
+        return cls._from_storage(storage, shape, stride, 0, dtype, device_, contiguous=contiguous)
 
     @property
     def _storage(self) -> np.ndarray | None:
@@ -300,7 +310,9 @@ class Tensor:
         """
         base = self._base if self._base is not None else self
         t = Tensor._from_storage(self._storage, tuple(shape), tuple(stride), offset, self._dtype, self._device, base)
-        t._attr_version = base._version_counter.version
+        version = base._version_counter.version
+        if version:  # (0 is the class default: most views need no instance dict)
+            t._attr_version = version
         meta = self._creation_meta
         if not per_thread.s.grad_enabled and meta != 4:  # 3 NO_GRAD_MODE; 4 INFERENCE_MODE is kept
             meta = 3
@@ -477,7 +489,7 @@ class Tensor:
 
 def _is_contiguous(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
     """PyTorch's rule: row-major dense, ignoring dims of size 1; empty tensors are contiguous."""
-    if 0 in shape:
+    if stride == _STRIDE_CACHE.get(shape) or 0 in shape:  # (the usual case: exactly the row-major strides)
         return True
     expected = 1
     for size, st in zip(reversed(shape), reversed(stride)):

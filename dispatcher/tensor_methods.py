@@ -442,15 +442,23 @@ def t(self: Tensor) -> Tensor:
 
 
 def _T(self: Tensor) -> Tensor:  # noqa: N802
-    return aten.permute.default(self, list(range(self.dim() - 1, -1, -1)))
+    return aten.numpy_T.default(self)
 
 
 def _mT(self: Tensor) -> Tensor:  # noqa: N802
-    if self.dim() < 2:
-        raise RuntimeError(
-            f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
-        )
-    return aten.transpose.int(self, -2, -1)
+    return aten.mT.default(self)
+
+
+def _mH(self: Tensor) -> Tensor:  # noqa: N802
+    return aten.mH.default(self)
+
+
+def _H(self: Tensor) -> Tensor:  # noqa: N802
+    return aten.matrix_H.default(self)
+
+
+def adjoint(self: Tensor) -> Tensor:
+    return aten.adjoint.default(self)
 
 
 def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -764,6 +772,7 @@ def install() -> None:
         "argmax": _arg_reduction("argmax"), "argmin": _arg_reduction("argmin"),
         "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
         "view": view, "reshape": reshape, "expand": expand, "permute": permute, "transpose": transpose, "t": t,
+        "adjoint": adjoint,
         "flatten": flatten, "unsqueeze": unsqueeze, "squeeze": squeeze, "expand_as": expand_as, "view_as": view_as,
         "contiguous": contiguous, "clone": clone, "detach": detach, "unbind": unbind, "split": split, "chunk": chunk,
         "index_select": index_select, "nonzero": nonzero,
@@ -795,6 +804,17 @@ def install() -> None:
     }
     for name, fn in methods.items():
         setattr(T, name, fn)
+    from . import functional_more_a  # ops_a batch: in-place unary methods, ...
+
+    functional_more_a.install(T)
+    from . import functional_more_b  # ops_b batch: tril, var, std, logsumexp, ...
+
+    functional_more_b.install(T)
+    from . import functional_more_c  # ops_c batch: diagonal, movedim, unflatten, tensor_split, ...
+
+    functional_more_c.install(T)
     T.retains_grad = property(_retains_grad)
     T.T = property(_T)
     T.mT = property(_mT)
+    T.mH = property(_mH)
+    T.H = property(_H)

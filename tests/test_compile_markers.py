@@ -329,7 +329,7 @@ def test_inplace_on_inputs_and_python_side_effects():
 
 
 @pytest.mark.parametrize("how,reason", [
-    ("print", "repr() on tensor"),
+    ("print", "Failed to trace builtin operator `print`"),
     ("tolist", "Tensor.tolist() with non-integer tensor"),
     ("numpy", "Unsupported Tensor.numpy() call (it needs data)"),
     ("asarray", "Data dependent operator"),
@@ -421,3 +421,38 @@ def test_explain_graphs_are_drawable_by_passes():
     e = tracer.explain(f)(_x())
     dots = [passes.to_dot(gm) for gm in e.graphs]
     assert "sin" in dots[0] and "cos" in dots[1] and "add" in dots[1]
+
+
+def test_print_breaks_the_graph_like_dynamo(torch, capsys):
+    """Dynamo cannot trace ``print`` (of anything): the graph ends before the call, which runs eagerly, in order."""
+    import torch._dynamo
+
+    def prog(T):
+        def f(x):
+            y = x * 2
+            print("between")
+            z = y + 1
+            print("tensor:", z.shape[0])
+            return z.sin()
+        return f
+
+    class Rec:
+        def __init__(self):
+            self.counts = []
+
+        def __call__(self, gm, example_inputs):
+            self.counts.append(len([n for n in gm.graph.nodes if n.op == "call_function"]))
+            return gm.forward
+
+    rt, ro = Rec(), Rec()
+    torch._dynamo.reset()
+    torch.compile(prog(torch), backend=rt)(torch.ones(3))
+    theirs = capsys.readouterr().out
+    out = tracer.compile(prog(D), backend=ro)(D.ones(3))
+    assert ro.counts == rt.counts == [1, 1, 0]  # (z.sin() is a call_method node)
+    assert capsys.readouterr().out == theirs == "between\ntensor: 3\n"
+    np.testing.assert_allclose(out.numpy(), np.sin(np.full(3, 3.0, np.float32)), rtol=1e-6)
+    e = tracer.explain(prog(D))(D.ones(3))
+    assert [r.reason for r in e.break_reasons] == ["Failed to trace builtin operator `print`"] * 2
+    with pytest.raises(tracer.Unsupported, match="print"):
+        tracer.compile(prog(D), fullgraph="allow_declared")(D.ones(3))

@@ -28,11 +28,10 @@ from tracer import make_fx
 
 aten = namespace("aten")
 
-#: pre-dispatch graphs whose replay on fresh inputs is wrong, a make_fx limitation shared with PyTorch: an op kept
-#: whole (layer_norm, cross_entropy) saves activations for backward inside itself, which the mode never sees, so
-#: they are baked into the graph as constants. replay() must catch it at the first backward op that reads them.
-_SAVED_INSIDE_WHOLE_OP = {"ln_backward_partial": "native_layer_norm_backward",
-                          "embedding_classifier": "_log_softmax_backward_data"}
+#: pre-dispatch graphs calling backward through an op kept whole (layer_norm, cross_entropy, nll_loss_nd), which
+#: saves activations inside itself: PyTorch bakes them into constants (wrong on fresh inputs); ours recomputes them
+#: with nodes marked ``meta["saved_inside"]``, which replay() does not align with the reference's ops
+_SAVED_INSIDE_WHOLE_OP = {"ln_backward_partial", "embedding_classifier", "log_softmax_nll_grad"}
 
 
 def _trace(name: str, pre: bool, seed: int = 0) -> GraphModuleLike:
@@ -58,11 +57,7 @@ def test_replay_matches_eager_op_by_op(name: str, level: str) -> None:
     prog, shapes, rg = PROGRAMS[name]
     fresh = C.arrays(shapes, 1)
     if pre and name in _SAVED_INSIDE_WHOLE_OP:
-        with pytest.raises(ReplayMismatch) as err:
-            replay(gm, *C.inputs(D, fresh, rg), check_against=prog(D, DF))
-        assert err.value.node.name == _SAVED_INSIDE_WHOLE_OP[name]
-        assert err.value.max_abs_diff > 1e-3 and err.value.source_line is not None
-        return
+        assert any("saved_inside" in n.meta for n in gm.graph.nodes)
     got = replay(gm, *C.inputs(D, fresh, rg), check_against=prog(D, DF))
     expected = prog(D, DF)(*C.inputs(D, fresh, rg))
     C.assert_close(_as_list(C.to_np(expected)), _as_list(C.to_np(got)))

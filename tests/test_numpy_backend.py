@@ -415,3 +415,18 @@ def test_inputs_with_other_strides_still_give_eager_results() -> None:
     x = D.tensor(a.copy())
     _close(f(D.tensor(a.copy()), D.tensor(b)).numpy(), fn(x, D.tensor(b)).numpy())
     _close(a + 1, x.numpy())
+
+
+def test_in_place_scatter_into_a_clone_matches_eager() -> None:
+    """scatter_ is lowered as its functional rule (a copy, then put_along_axis) made in place: every statement of
+    the rule must run before the copy back (once, the copy was taken alone and the scatter was lost)."""
+    def f(x, idx, src):
+        y = x.clone()
+        y.scatter_(1, idx, src)
+        return y * 2, y
+
+    x, idx, src = D.randn(3, 4), D.tensor([[0, 1], [2, 0], [1, 3]]), D.randn(3, 2)
+    fn = numpy_backend(f, [x, idx, src])
+    assert "aten.scatter_.src" not in fn.fallback_ops and "_np_put_along_axis(" in fn.code
+    for want, got in zip(f(x, idx, src), fn(x, idx, src), strict=True):
+        _close(want.numpy(), got.numpy())

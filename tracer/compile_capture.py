@@ -114,6 +114,7 @@ _DATA_DEPENDENT = {
 _AUTOGRAD_STATE = {"grad", "_grad", "grad_fn", "_grad_fn", "is_leaf", "_base", "_version", "data", "retain_grad",
                    "retains_grad", "register_hook", "register_post_accumulate_grad_hook", "output_nr"}
 _AUTOGRAD_REASON = "Accessing autograd state of a captured tensor"
+_PRINT_REASON = "Failed to trace builtin operator `print`"
 
 
 class _CallInfo:
@@ -446,6 +447,10 @@ class Session:
         if old is not None:
             old(frame, event, arg)
         if self.in_handler or (event != "call" and event != "return"):
+            if event == "c_call" and arg is print and not self.in_handler and self.states[-1].kind == "capture" \
+                    and not _is_library_file(frame.f_code.co_filename):
+                # Dynamo cannot trace print (output must happen in order): the graph ends before the call
+                self.break_graph(_PRINT_REASON, _location(frame), declared=False)
             return
         state = self.states[-1]
         if event == "return":

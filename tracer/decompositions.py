@@ -27,7 +27,14 @@ from dispatcher.keys import DispatchKey
 from dispatcher.op_overload import OpOverload, namespace
 from dispatcher.ops.native_functions import NATIVE_FUNCTIONS
 
-from . import decomp_core, decomp_nn  # noqa: F401 - importing them registers their decompositions
+from . import (  # noqa: F401 - importing them registers their decompositions
+    decomp_core,
+    decomp_more_a,  # ops_a batch (addcmul, addcdiv, activations, losses, ...)
+    decomp_more_b,  # ops_b batch (tril, std, logsumexp, ...)
+    decomp_more_c,  # ops_c batch (diagonal_backward, diag_embed, ...)
+    decomp_nn,
+    decomp_py_kernels,
+)
 from .decomp_registry import global_decomposition_table, register_decomposition, table_for
 
 __all__ = [
@@ -104,7 +111,21 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     "sgn.default", "sigmoid_backward.default", "silu.default", "silu_backward.default", "slice_backward.default",
     "split.Tensor", "squeeze.default",
     "squeeze.dim", "stack.default", "sum.default", "t.default", "tanh_backward.default", "threshold_backward.default",
-    "transpose.int", "unbind.int", "zero_.default", "zeros.default", "zeros_like.default"))
+    "transpose.int", "unbind.int", "zero_.default", "zeros.default", "zeros_like.default",
+    # ops_b batch (decomp_more_b.py)
+    "tril.default", "triu.default", "std.correction", "std_mean.correction", "logsumexp.default",
+    "all.default", "all.dim", "all.dims", "roll.default",
+    # ops_a batch (decomp_more_a.py)
+    "addcmul.default", "addcdiv.default", "clamp_min.Tensor", "clamp_max.Tensor", "leaky_relu_backward.default",
+    "hardtanh_backward.default", "elu_backward.default", "softplus.default", "softplus_backward.default",
+    "hardswish.default", "hardswish_backward.default", "leaky_relu_.default", "hardtanh_.default",
+    "hardswish_.default", "elu_.default", "smooth_l1_loss.default", "smooth_l1_loss_backward.default",
+    "log_sigmoid_forward.default", "log_sigmoid_backward.default", "mish.default", "mish_.default",
+    "mish_backward.default",
+    # ops_c batch (decomp_more_c.py)
+    "diagonal_backward.default", "diagonal_copy.default", "diag_embed.default",
+    "index_copy.default", "index_copy_.default", "index_fill.int_Scalar", "index_fill.int_Tensor",
+    "index_fill_.int_Scalar", "index_fill_.int_Tensor", "nansum.default", "aminmax.default", "bernoulli.default"))
 
 #: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op (none left)
 MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {}

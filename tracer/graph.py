@@ -207,12 +207,16 @@ class Graph:
         except TypeError:
             node._set_args_kwargs((), {})  # detach from its inputs' users again
             raise
+        # _link_before(node, anchor) written out: a new node of this graph needs none of its checks
         anchor = self._insert_anchor
         if self._insert_after:
-            self._link_before(node, anchor._next)
             self._insert_anchor = node
-        else:
-            self._link_before(node, anchor)
+            anchor = anchor._next
+        prev = anchor._prev
+        node._prev, node._next = prev, anchor
+        prev._next = node
+        anchor._prev = node
+        node._sort_key = _key_between(prev._sort_key, anchor._sort_key)
         self._len += 1
         return node
 

@@ -436,11 +436,21 @@ class _AttrHolder:
         return f"<attributes: {', '.join(vars(self))}>"
 
 
+_CLASS_NAMES: dict[str, str] = {}  #: _sanitize_class_name's results (traced functions' names repeat)
+_CLASS_NAMES_LIMIT = 1024
+
+
 def _sanitize_class_name(name: str) -> str:
+    known = _CLASS_NAMES.get(name) if type(name) is str else None
+    if known is not None:
+        return known
     text = re.sub(r"[^0-9a-zA-Z_]+", "_", str(name)) or "GraphModule"
     if text[0].isdigit():
         text = "_" + text
-    return text if is_valid_name(text) else f"{text}_"
+    text = text if is_valid_name(text) else f"{text}_"
+    if type(name) is str and len(_CLASS_NAMES) < _CLASS_NAMES_LIMIT:
+        _CLASS_NAMES[name] = text
+    return text
 
 
 class GraphModule:

@@ -86,7 +86,8 @@ class Namespace:
             known = self._obj_to_name.get(id(obj))
             if known is not None:
                 return known
-        text, base, num = _parse_candidate(candidate)
+        parsed = _PARSED.get(candidate)  # (_parse_candidate's cache, read here first: this runs for every node)
+        text, base, num = parsed if parsed is not None else _parse_candidate(candidate)
         used = self._used
         if num is None or text in used:
             num = self._base_count.get(base, 0)
@@ -107,8 +108,16 @@ class Namespace:
         self._used.add(name)
 
 
+_SNAKE: dict[str, str] = {}  #: _snake_case's results (bounded like _PARSED)
+
+
 def _snake_case(text: str) -> str:
-    return _SNAKE_RE.sub(r"_\1", text).lower()
+    known = _SNAKE.get(text)
+    if known is None:
+        known = _SNAKE_RE.sub(r"_\1", text).lower()
+        if len(_SNAKE) < _PARSED_LIMIT and type(text) is str:
+            _SNAKE[text] = known
+    return known
 
 
 _OVERLOAD_NAMES: dict[OpOverload, str] = {}  # OpOverload -> its node-name candidate (operators are long-lived)

@@ -84,8 +84,8 @@ def _freeze(arg: Any, found: dict[Node, None]) -> Any:
     if isinstance(arg, tuple):
         items = [_freeze(a, found) for a in arg]
         return type(arg)(*items) if hasattr(arg, "_fields") else tuple(items)
-    if isinstance(arg, list):
-        return immutable_list([_freeze(a, found) for a in arg])
+    if isinstance(arg, list):  # (sizes, dims: mostly ints, kept without a call each)
+        return immutable_list([a if type(a) in _ATOMS else _freeze(a, found) for a in arg])
     if isinstance(arg, dict):
         return immutable_dict((k, _freeze(v, found)) for k, v in arg.items())
     if cls is slice:
@@ -261,7 +261,7 @@ class Node:
                 args = None
             if args is not None:
                 found: dict[Node, None] = {}
-                self._args = tuple([_freeze(a, found) for a in args])
+                self._args = tuple([a if type(a) in _ATOMS else _freeze(a, found) for a in args])
                 inputs = list(found)
         else:
             self._args = ()

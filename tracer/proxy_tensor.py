@@ -35,7 +35,7 @@ from typing import Any
 
 from dispatcher.fake import FakeTensor, FakeTensorMode
 from dispatcher.fake.exceptions import DataDependentOutputException, DynamicOutputShapeException
-from dispatcher.fake.fake_tensor import make_fake
+from dispatcher.fake.fake_tensor import fake_copy
 from dispatcher.keys import DispatchKey
 from dispatcher.modes.dispatch_mode import (
     TorchDispatchMode,
@@ -46,13 +46,14 @@ from dispatcher.modes.dispatch_mode import (
     no_dispatch,
 )
 from dispatcher.modes.weak import WeakIdKeyDictionary
-from dispatcher.tensor import Tensor, device
+from dispatcher.tensor import Tensor
 from dispatcher.tls import AutoDispatchBelowAutograd, EnablePreDispatch, EnablePythonDispatcher
 
 from . import pytree
 from .graph import Graph, PyTreeInfo
 from .graph_module import GraphModule
 from .node import Node
+from .saved_inside import recording, should_record
 
 __all__ = ["ProxyTorchDispatchMode", "TracingError", "make_fx"]
 
@@ -61,7 +62,6 @@ _LIB_DIRS = tuple(
     for m in (sys.modules["dispatcher"], sys.modules[__name__.rsplit(".", 1)[0]])
 )
 _CONTEXTLIB = contextlib.__file__
-_META = device("meta")
 
 
 _TRACE_TEXTS_LIMIT = 4096  #: entries of the shared stack-trace text cache before it is cleared
@@ -142,6 +142,9 @@ class _Tracer:
         #: pre-dispatch only: (version counter id, geometry) -> (counter, its version, node) of tracked tensors, so
         #: that a detached alias made below the mode (a tensor autograd saved and unpacked) maps to its node
         self.alias_index: dict[tuple, tuple[Any, int, Node]] | None = None
+        #: pre-dispatch only: what ran inside ops kept whole, to recompute the tensors autograd saved in there
+        #: (tracer/saved_inside.py; made by the first op recorded)
+        self.saved_inside: Any = None
         #: tracked tensor -> its real value, for small tensors computed only from constants (``torch.tensor(2.)``)
         self.constant_values = WeakIdKeyDictionary()
 
@@ -157,9 +160,7 @@ class _Tracer:
                     self._fake_mode = FakeTensorMode(allow_fallback_kernels=True)
                 # (a plain tensor's device is its field; a subclass may override the property)
                 fake_mode, dev = self._fake_mode, value._device if type(value) is Tensor else value.device
-            meta = Tensor._from_storage(None, value._shape, value._stride, value._storage_offset, value._dtype,
-                                        _META)
-            return make_fake(meta, fake_mode, dev)
+            return fake_copy(value, fake_mode, dev)
         if isinstance(value, (tuple, list)):
             return type(value)(self.meta_val(v) for v in value)
         return value
@@ -178,20 +179,23 @@ class _Tracer:
         root = self._root_frame
         f = sys._getframe(2)
         while f is not None:
-            if f is root:
-                frames += self._outer_frames
-                key += self._outer_key
-                break
-            code = f.f_code
-            cid = id(code)
-            if cid not in lib_ids:
+            cid = id(f.f_code)
+            if cid in lib_ids:  # most frames: the dispatcher's, between the op and the user's call
+                if f is root:
+                    break
+            else:
+                if f is root:
+                    break
                 if cid not in user_ids:
-                    self._classify(code)
+                    self._classify(f.f_code)
                 if cid in user_ids:
                     frames.append(f)
                     key.append(cid)
                     key.append(f.f_lasti)
             f = f.f_back
+        if f is not None:  # (stopped at the root)
+            frames += self._outer_frames
+            key += self._outer_key
         by_offset = self._trace_texts
         text = by_offset.get(tuple(key))
         if text is None:  # ops issued from the same user lines share one string
@@ -257,9 +261,11 @@ class _Tracer:
             node = self.tensor_tracker.get(a)
             if node is None and self.alias_index is not None:
                 node = self._alias_of(a)
+                if node is None and self.saved_inside is not None:
+                    node = self.saved_inside.node_for(a)
             return node if node is not None else self.constant_node(a)
-        if isinstance(a, (list, tuple)):
-            return type(a)(self.to_arg(e) for e in a)
+        if isinstance(a, (list, tuple)):  # (sizes, dims: their ints pass as they are)
+            return type(a)([e if e.__class__ in _ATOMS else self.to_arg(e) for e in a])
         if isinstance(a, dict):
             return {k: self.to_arg(v) for k, v in a.items()}
         return a
@@ -344,9 +350,13 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             if r is not NotImplemented:
                 return r
         tracer = self.tracer
-        tracked = [t for t in _tensors(args, kwargs) if t in tracer.tensor_tracker]
-        all_constant = all(t in tracer.constant_values for t in tracked)
-        if "data_dependent_output" in func.tags:
+        data_dependent = "data_dependent_output" in func.tags
+        if data_dependent or tracer.constant_values:
+            tracked = [t for t in _tensors(args, kwargs) if t in tracer.tensor_tracker]
+            all_constant = all(t in tracer.constant_values for t in tracked)
+        else:  # no constants yet: constant propagation cannot apply (it needs tracked inputs, all constants)
+            tracked, all_constant = [], False
+        if data_dependent:
             if all_constant:
                 with _no_fake_mode():
                     return func(*_constant_args(tracer, args), **_constant_args(tracer, kwargs))
@@ -366,6 +376,10 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             if preserved and not self.pre_dispatch:  # its CIA decomposition runs unrecorded, below autograd
                 with AutoDispatchBelowAutograd():
                     out = target(*args, **kwargs)
+            elif self.pre_dispatch and _has_cia(func) and should_record(args, kwargs):
+                # it decomposes below: record what runs in there, which autograd may save (saved_inside.py)
+                with recording(tracer, func, trace):
+                    out = target(*args, **kwargs)
             else:
                 out = target(*args, **kwargs)
         except (DataDependentOutputException, DynamicOutputShapeException) as e:
@@ -373,7 +387,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             raise _data_dependent_error(func, e) from e
         tracer.track(out, node)
         # constant propagation: small results computed from constants keep their real value
-        if isinstance(out, Tensor) and out.numel() <= CONSTANT_NUMEL_LIMIT:
+        if ((func is lift_fresh or all_constant) and isinstance(out, Tensor)
+                and out.numel() <= CONSTANT_NUMEL_LIMIT):
             if func is lift_fresh and not _is_fake(args[0]):
                 with no_dispatch():
                     tracer.constant_values[out] = aten.clone.default(args[0])
@@ -440,6 +455,16 @@ def _no_fake_mode() -> Any:
             _push_mode(fake)
 
 
+def _is_tensor_leaf(tree: Any) -> bool:
+    """A tensor that is a pytree leaf (every tensor, unless its type was registered as a pytree node)."""
+    return isinstance(tree, Tensor) and pytree._node_def(tree) is None
+
+
+def _leaves(tree: Any) -> list[Any]:
+    """``pytree.tree_leaves(tree)``; a tensor (the usual argument) is its own leaf, found without the walk."""
+    return [tree] if _is_tensor_leaf(tree) else pytree.tree_leaves(tree)
+
+
 def _has_cia(func: Any) -> bool:
     """Has ``func`` a CompositeImplicitAutograd kernel, i.e. can ``func.decompose`` do anything (cheap check)?"""
     return _CIA in func.py_kernels or bool(func.kernels.get(_CIA))
@@ -503,18 +528,17 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
     graph = tracer.graph
     fake_mode = None
     if tracing_mode == "fake":
-        from dispatcher.fake import FakeTensor, FakeTensorMode
-
-        existing = next((a.fake_mode for a in pytree.tree_leaves(args) if isinstance(a, FakeTensor)), None)
+        flat = all(_is_tensor_leaf(a) for a in args)  # (the usual case: no walk over args' structure)
+        existing = next((a.fake_mode for a in (args if flat else pytree.tree_leaves(args)) if isinstance(a, FakeTensor)),
+                        None)
         fake_mode = existing or FakeTensorMode(allow_fallback_kernels=True, static_shapes=True)
-        args = pytree.tree_map(
-            lambda a: fake_mode.from_tensor(a) if isinstance(a, Tensor) and not isinstance(a, FakeTensor) else a,
-            args)
+        to_fake = lambda a: fake_mode.from_tensor(a) if isinstance(a, Tensor) and not isinstance(a, FakeTensor) else a  # noqa: E731
+        args = tuple([to_fake(a) for a in args]) if flat else pytree.tree_map(to_fake, args)
     # placeholders: one per flattened leaf of each argument
     names = _placeholder_names(f, len(args))
     nested = False
     for name, a in zip(names, args, strict=True):
-        leaves = pytree.tree_leaves(a)
+        leaves = _leaves(a)
         if len(leaves) != 1 or leaves[0] is not a:
             nested = True
         for leaf in leaves:
@@ -549,7 +573,7 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
         graph.output([to_node(r) for r in leaves])
         graph.pytree_info = PyTreeInfo(list(names), pytree.tree_structure(list(args)), out_spec)
     else:
-        graph.output(pytree.tree_map(to_node, result))
+        graph.output(to_node(result) if _is_tensor_leaf(result) else pytree.tree_map(to_node, result))
     name = getattr(f, "__name__", None) or type(f).__name__
     return GraphModule(tracer.constants, graph, class_name=name)
 

@@ -15,6 +15,7 @@ from .function import DERIVATIVES, Derivative, autograd_kernel, derivative
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node, SavedTensor
+from .inference_mode import inference_mode, is_inference_mode_enabled
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -27,9 +28,31 @@ def _size(t: Any) -> str:
     return f"torch.Size([{', '.join(str(s) for s in t._shape)}])"
 
 
+_DEPS: dict[str, Any] = {}  #: what _seeds needs from modules importing this package, imported on first use
+
+
+def _tensor_class() -> Any:
+    cls = _DEPS.get("Tensor")
+    if cls is None:
+        from ..tensor import Tensor
+
+        cls = _DEPS["Tensor"] = Tensor
+    return cls
+
+
+def _ones_like_deps() -> tuple[Any, Any]:
+    deps = _DEPS.get("ones_like")
+    if deps is None:
+        from ..memory_format import preserve_format
+        from ..op_overload import namespace
+
+        deps = _DEPS["ones_like"] = (namespace("aten"), preserve_format)
+    return deps
+
+
 def _seeds(outputs: tuple, grad_outputs: Any) -> list[Any]:
     """The gradients backward starts from (``torch.autograd._make_grads``): checked, or ones for scalars."""
-    from ..tensor import Tensor
+    Tensor = _tensor_class()  # noqa: N806 - the class
 
     grads = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
     seeds = []
@@ -49,10 +72,8 @@ def _seeds(outputs: tuple, grad_outputs: Any) -> list[Any]:
                 if not out._dtype.is_floating_point:
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                        f"{out._dtype}")
-                from ..memory_format import preserve_format
-                from ..op_overload import namespace
-
-                g = namespace("aten").ones_like.default(out, pin_memory=False, memory_format=preserve_format)
+                aten, preserve_format = _ones_like_deps()
+                g = aten.ones_like.default(out, pin_memory=False, memory_format=preserve_format)
         else:
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         seeds.append(g)
@@ -112,9 +133,20 @@ def register_autograd_kernel(op: Any) -> None:
 
 def _detach__kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
     """detach_'s Autograd kernel (PyTorch's VariableTypeManual): all autograd, nothing dispatched below."""
-    from .tensor_api import detach_
+    return _tensor_api().detach_(args[0] if args else kwargs["self"])
 
-    return detach_(args[0] if args else kwargs["self"])
+
+_TENSOR_API: Any = None
+
+
+def _tensor_api() -> Any:
+    """autograd/tensor_api.py (imported on first use, as it imports this package)."""
+    global _TENSOR_API
+    if _TENSOR_API is None:
+        from . import tensor_api
+
+        _TENSOR_API = tensor_api
+    return _TENSOR_API
 
 
 #: ops whose Autograd kernel is hand-written (PyTorch's VariableTypeManual.cpp); they get no ADInplaceOrView kernel
@@ -125,4 +157,5 @@ __all__ = [
     "AccumulateGrad", "DERIVATIVES", "Derivative", "GradcheckError", "Node", "SavedTensor", "autograd_kernel",
     "backward", "derivative", "enable_grad", "grad", "gradcheck", "gradgradcheck", "is_grad_enabled", "no_grad",
     "register_autograd_kernel", "set_grad_enabled",
+    "inference_mode", "is_inference_mode_enabled",  # ops_c
 ]

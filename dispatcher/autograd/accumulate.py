@@ -38,16 +38,27 @@ def engine_holds_only(new_grad: Any) -> bool:
     return sys.getrefcount(new_grad) - 3 <= _ENGINE_REFS
 
 
-def _aten() -> Any:
-    from ..op_overload import namespace
+_ATEN: Any = None
 
-    return namespace("aten")
+
+def _aten() -> Any:
+    """The ``aten`` op namespace (looked up on first use: imported at module level it would make an import cycle)."""
+    global _ATEN
+    if _ATEN is None:
+        from ..op_overload import namespace
+
+        _ATEN = namespace("aten")
+    return _ATEN
 
 
 def _dense(t: Any) -> bool:
-    from ..ops.meta_utils import is_non_overlapping_and_dense
+    global _is_dense
+    if _is_dense is None:
+        from ..ops.meta_utils import is_non_overlapping_and_dense as _is_dense
+    return _is_dense(t._shape, t._stride)
 
-    return is_non_overlapping_and_dense(t._shape, t._stride)
+
+_is_dense: Any = None  #: ops.meta_utils.is_non_overlapping_and_dense, imported on first use
 
 
 def obeys_layout_contract(grad: Any, variable: Any) -> bool:

@@ -336,7 +336,7 @@ def _cat(ctx, grads, needs):
             continue
         size = shape[dim]
         end += size
-        out.append(aten.slice.Tensor(grad, dim, end - size, end))  # grad.narrow(dim, end - size, size)
+        out.append(aten.narrow.default(grad, dim, end - size, size))  # (a CIA op: slice after dispatch)
     return (out,)
 
 

@@ -5,8 +5,9 @@ engine counts, for every node reachable from the roots, how many edges point at
 it; a node is *ready* when all of its gradients have arrived. Among ready
 nodes, the one with the highest sequence number (the most recently created)
 runs first, exactly PyTorch's ordering, and AccumulateGrad nodes run as soon as
-they are ready. Gradients arriving at the same input are summed with ``add``
-(through the dispatcher, so a trace records it). ``autograd.grad`` captures the
+they are ready. Gradients arriving at the same input are summed through the
+dispatcher (so a trace records it): with ``add_`` into the first one when nothing
+else can see it, else ``add`` (``_accumulate``, PyTorch's rule). ``autograd.grad`` captures the
 gradients of its inputs instead of accumulating into ``.grad``.
 """
 
@@ -14,17 +15,26 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..tensor import Tensor
+from ..tls import per_thread
 from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad, Node, gradient_edge, graph_task_exec_info
 
+_ATEN: Any = None
+
 
 def _aten() -> Any:
-    from ..op_overload import namespace
+    """The ``aten`` op namespace (looked up on first use: imported at module level it would make an import cycle)."""
+    global _ATEN
+    if _ATEN is None:
+        from ..op_overload import namespace
 
-    return namespace("aten")
+        _ATEN = namespace("aten")
+    return _ATEN
 
 
 def _dependencies(roots: Sequence[Node]) -> dict[Node, int]:
@@ -112,6 +122,70 @@ def _add(a: Any, b: Any) -> Any:
     return _aten().add.Tensor(a, b)
 
 
+def _non_overlapping_and_dense(t: Any) -> bool:
+    """Every element at its own offset, with no gaps (some permutation of the dims is row-major)."""
+    if t._contiguous:
+        return True
+    expected = 1
+    for size, stride in sorted(zip(t._shape, t._stride), key=lambda p: p[1]):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _accumulate(old: Any, new: Any, grad_enabled: bool) -> Any:
+    """Sum two gradients arriving at the same input (InputBuffer's ``accumulate``, input_buffer.cpp).
+
+    Out of place (``add``) when grad mode is on (create_graph: the sum is differentiated too). Otherwise ``old``
+    is updated in place (``add_``) when that cannot be observed: a plain tensor (no dispatch mode active, not a
+    subclass, and ``new`` neither) with a non-overlapping dense layout, held by this buffer alone (its only
+    references are the buffer and this call's names) and sharing its memory with nothing (``_storage_unique``). So a pre-dispatch trace records ``add_`` exactly where PyTorch's does.
+    """
+    if old is None:
+        return new
+    if new is None:
+        return old
+    if (not grad_enabled and type(old) is Tensor and type(new) is Tensor and not _decompositions().dispatch_mode_enabled()
+            and old._base is None and sys.getrefcount(old) <= _OLD_REFS and _storage_unique(old)
+            and _non_overlapping_and_dense(old)):
+        return _aten().add_.Tensor(old, new)
+    return _aten().add.Tensor(old, new)
+
+
+_DECOMPOSITIONS: Any = None
+
+
+def _decompositions() -> Any:
+    """dispatcher.ops.decompositions (``dispatch_mode_enabled``: at::isTensorSubclassLike's mode test), imported on
+    first use (at module level it would make an import cycle)."""
+    global _DECOMPOSITIONS
+    if _DECOMPOSITIONS is None:
+        from ..ops import decompositions
+
+        _DECOMPOSITIONS = decompositions
+    return _DECOMPOSITIONS
+
+
+#: references to a buffered gradient nobody else holds, as sys.getrefcount counts them inside ``_accumulate``: the
+#: buffer's slot, deliver's ``old``, the parameter and getrefcount's argument
+_OLD_REFS = 4
+
+
+def _storage_unique(t: Any) -> bool:
+    """No other tensor uses ``t``'s memory (PyTorch: ``storage().use_count() == 1``). A view or a detached alias
+    holds the same flat storage array (or a NumPy view of it, whose ``base`` is that array); a storage made lazily
+    (``_flat`` None) has no such sharer yet."""
+    flat = t._flat
+    if flat is None:
+        return True
+    data = t._data
+    own = 1 if data is not None and (data is flat or data.base is flat) else 0
+    return sys.getrefcount(flat) <= 2 + own  # t's slot, getrefcount's argument, t's own array over it
+
+
 def run_backward(
     outputs: Sequence[Any],
     grad_outputs: Sequence[Any],
@@ -166,7 +240,8 @@ def run_backward(
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * max(node.num_outputs, nr + 1)
-        buf[nr] = _add(buf[nr], grad)
+        old = buf[nr]
+        buf[nr] = grad if old is None else _accumulate(old, grad, per_thread.s.grad_enabled)
 
     for (node, nr), grad in zip(roots, grad_outputs):
         deliver(node, nr, grad)
@@ -212,11 +287,14 @@ def run_backward(
                         grad_inputs = new
                 if not retain_graph:
                     node.release_saved()
+            grad_inputs = list(grad_inputs)
             for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
                     continue
                 if run and i < len(grad_inputs) and grad_inputs[i] is not None:
-                    deliver(nxt, nr, grad_inputs[i], (node, i))
+                    g, grad_inputs[i] = grad_inputs[i], None  # handed over (C++ moves it): the list keeps no reference
+                    deliver(nxt, nr, g, (node, i))
+                    del g
                 deps[nxt] -= 1
                 if deps[nxt] == 0 and nxt not in queued:
                     heapq.heappush(ready, (-nxt._sequence_nr, next(counter), nxt))

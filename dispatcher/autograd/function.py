@@ -155,6 +155,8 @@ NON_DIFFERENTIABLE = frozenset({
     "ones_like", "full_like", "rand_like", "randn_like", "new_zeros", "new_ones", "new_empty", "new_full",
     "new_empty_strided", "isnan", "logical_and", "logical_and_", "logical_or", "logical_or_", "_efficientzerotensor",
     "bitwise_and.Tensor", "empty_permuted",
+    "isinf", "bitwise_or.Tensor",  # ops_a batch
+    "logical_not_",  # ops_c batch
 })
 
 
@@ -256,6 +258,19 @@ def autograd_kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
             t.exclude_mask = ~(t.excluded & ~_BACKEND_MASK)
 
 
+#: what makes a tensor an autograd view of its ``_base`` (instance fields over the class defaults)
+_VIEW_FIELDS = ("_base", "_attr_version", "_creation_meta", "_view_fn", "_requires_grad", "_grad_fn", "_output_nr")
+
+
+def _non_differentiable_view(out: Any) -> None:
+    """``detach``'s output is never an autograd view (PyTorch: ``as_view(..., is_bw_differentiable=false)``), also
+    when what ran below autograd returned one (a dispatch mode decomposing ``detach`` into ``alias``)."""
+    if isinstance(out, Tensor) and "_base" in out.__dict__:
+        d = out.__dict__
+        for field in _VIEW_FIELDS:
+            d.pop(field, None)
+
+
 _IS_VIEW_OP: dict[Any, bool] = {}
 
 
@@ -296,6 +311,8 @@ def _record(op: Any, ks: int, args: tuple, kwargs: dict, found: tuple) -> Any:
             for o in (out if isinstance(out, tuple) else (out,))
         ):
             raise NotImplementedError(f"the derivative for '{op.name()}' is not implemented.")
+        if name == "detach":
+            _non_differentiable_view(out)
         return out
     plan = _PLANS.get(op)
     if plan is None or plan.d is not d:

@@ -40,9 +40,37 @@ def is_grad_enabled() -> bool:
     return per_thread.s.grad_enabled
 
 
-def _set_grad_enabled(mode: bool) -> None:
+class _BuiltinFunction:
+    """A function that shows itself as the C builtin PyTorch has in its place (``<built-in function name>``).
+
+    Graph nodes calling ``torch._C._set_grad_enabled`` print their target that way in PyTorch
+    (``str(node.target)``); ours print the same, so op sequences compare equal as strings.
+    """
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self._fn = fn
+        self.__name__ = self.__qualname__ = fn.__name__
+        self.__module__ = fn.__module__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn  # inspect.signature follows it
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<built-in function {self.__name__}>"
+
+    def __reduce__(self) -> str:
+        return self.__name__  # pickled by reference, as a module-level name
+
+
+def _set_grad_enabled_impl(mode: bool) -> None:
     """Set grad mode on this thread (PyTorch's ``torch._C._set_grad_enabled``)."""
     _state.enabled = bool(mode)
+
+
+_set_grad_enabled_impl.__name__ = "_set_grad_enabled"
+_set_grad_enabled = _BuiltinFunction(_set_grad_enabled_impl)
 
 
 class _GradModeContext:

@@ -94,9 +94,13 @@ def forward_op_name(node_name: str) -> str:
 
 
 def _shallow_copy_and_detach(t: Any) -> Any:
-    from ..python_key import shallow_copy_and_detach
+    global _shallow_copy
+    if _shallow_copy is None:
+        from ..python_key import shallow_copy_and_detach as _shallow_copy
+    return _shallow_copy(t)
 
-    return shallow_copy_and_detach(t)
+
+_shallow_copy: Any = None  #: python_key.shallow_copy_and_detach, imported on first use (avoiding an import cycle)
 
 
 class SavedTensor:

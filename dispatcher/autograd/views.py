@@ -45,7 +45,15 @@ from typing import Any
 from ..keyset import DispatchKeySet
 from ..ops.inplace_or_view import redispatch_below_adinplaceorview
 from ..tls import per_thread
-from .graph import ERR_BACKWARD_TWICE, Node, forward_op_name, gradient_edge, node_class, task_should_compute_output
+from .graph import (
+    ERR_BACKWARD_TWICE,
+    Node,
+    _graph_task,
+    forward_op_name,
+    gradient_edge,
+    node_class,
+    task_should_compute_output,
+)
 from .hooks import update_tensor_hooks_on_new_gradfn
 
 # CreationMeta, with PyTorch's values.
@@ -278,7 +286,7 @@ class CopySlices(Node):
         else:
             grad_slice = aten.as_strided.default(result, list(view_shape), list(view_stride),
                                                  view_offset - base_offset)
-        res = self.fn.apply([aten.clone.default(grad_slice, memory_format=contiguous_format)])
+        res = self._apply_fn(aten.clone.default(grad_slice, memory_format=contiguous_format))
         grad_inputs: list[Any] = [None] * n
         for i, r in enumerate(res):
             if i >= n or r is None or not task_should_compute_output(self, i):
@@ -289,6 +297,19 @@ class CopySlices(Node):
             else:
                 grad_inputs[i] = r
         return grad_inputs
+
+    def _apply_fn(self, grad_slice: Any) -> Any:
+        """Run ``fn``; its ``self`` gradient is needed when this node's base edge is (``fn``'s own edge 0 points at
+        the view's old grad_fn, which an ``autograd.grad(inputs=...)`` pass may have pruned)."""
+        needed = _graph_task.needed
+        old = self.fn.next_functions[0][0] if self.fn.next_functions else None
+        if needed is None or old is None or old in needed or not task_should_compute_output(self, 0):
+            return self.fn.apply([grad_slice])
+        needed.add(old)
+        try:
+            return self.fn.apply([grad_slice])
+        finally:
+            needed.discard(old)
 
     def release_saved(self) -> None:
         if self.fn is not None:

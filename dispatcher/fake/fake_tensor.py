@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..modes.function_mode import _disabled_torch_function_impl
-from ..tensor import _KEY_SETS, Tensor, as_device, device
+from ..tensor import _KEY_SETS, Tensor, _VersionCounter, as_device, device
 from ..tensor_repr import _tensor_str, tensor_repr
 from ..tls import PYTHON_MODE_KEYS_RAW
 
@@ -135,6 +135,29 @@ def make_fake(t: Tensor, fake_mode: Any, fake_device: device = _CPU) -> FakeTens
     f._contiguous = t._contiguous
     f._version_counter = t._version_counter
     f.__dict__ = t.__dict__
+    f.fake_mode = fake_mode
+    if fake_device is _CPU or fake_device.type == "cpu" and fake_device.index is None:
+        f._key_set = _FAKE_CPU_KEYS
+    else:
+        f._fake_device = fake_device
+        f._key_set = FAKE_KEY_SETS[fake_device.type]
+    return f
+
+
+def fake_copy(t: Tensor, fake_mode: Any, fake_device: device = _CPU) -> FakeTensor:
+    """A new FakeTensor with ``t``'s shape, strides, storage offset and dtype, a version counter of its own and
+    no view fields: ``make_fake`` of a fresh meta tensor with that geometry, without making the meta tensor
+    (make_fx's ``meta["val"]`` of every node)."""
+    f = _new(FakeTensor)
+    f._data = None
+    f._flat = None
+    f._shape = t._shape
+    f._stride = t._stride
+    f._storage_offset = t._storage_offset
+    f._dtype = t._dtype
+    _DEVICE_SLOT.__set__(f, _META)
+    f._contiguous = t._contiguous
+    f._version_counter = _VersionCounter()
     f.fake_mode = fake_mode
     if fake_device is _CPU or fake_device.type == "cpu" and fake_device.index is None:
         f._key_set = _FAKE_CPU_KEYS

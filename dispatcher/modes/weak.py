@@ -74,6 +74,10 @@ class WeakIdKeyDictionary:
     def __len__(self) -> int:
         return sum(1 for ref, _ in self._data.values() if ref() is not None)
 
+    def __bool__(self) -> bool:
+        # O(1), unlike len(): an entry is dropped as soon as its key dies
+        return bool(self._data)
+
     def keys(self) -> Iterator[Any]:
         for ref, _ in list(self._data.values()):
             key = ref()

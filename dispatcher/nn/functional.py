@@ -160,3 +160,20 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
     if max_norm is not None:
         raise NotImplementedError("embedding(max_norm=...) is not supported by dispatchkit")
     return aten.embedding.default(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+# --- ops_a batch (functional_more_a.py) ---
+from . import functional_more_a as _more_a  # noqa: E402
+
+for _name in _more_a.__all__:
+    globals()[_name] = getattr(_more_a, _name)
+__all__ += _more_a.__all__
+del _name
+
+# --- ops_b batch (functional_more_b.py) ---
+from . import functional_more_b as _more_b  # noqa: E402
+
+for _name in _more_b.__all__:
+    globals()[_name] = getattr(_more_b, _name)
+__all__ += _more_b.__all__
+del _name

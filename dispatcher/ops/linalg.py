@@ -36,6 +36,10 @@ def _cname(t: Tensor) -> str:
     return _TYPEMETA_NAME[t._dtype.name]
 
 
+#: the Python number types a Scalar argument usually has (addmm's hot path takes beta / alpha of these)
+_PLAIN = frozenset({int, float, bool})
+
+
 def _compute_dtype(d: _dt.dtype) -> Any:
     return np.float32 if d is _dt.float16 else d.np_dtype
 
@@ -72,9 +76,9 @@ def _size(t: Tensor, dim: int) -> int:
 
 def expand_size(t: Tensor, sizes: tuple[int, ...]) -> None:
     """Check that ``t`` expands to ``sizes`` (ATen ``expand_size``), with ``expand``'s messages."""
-    from .views import legacy_type_name
-
     if len(sizes) < t.dim():
+        from .views import legacy_type_name
+
         raise RuntimeError(
             f"expand({legacy_type_name(t)}{{{list(t._shape)}}}, size={list(sizes)}): the number of sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({t.dim()})"
@@ -83,6 +87,8 @@ def expand_size(t: Tensor, sizes: tuple[int, ...]) -> None:
     for i, s in enumerate(t._shape):
         target = sizes[pad + i]
         if s != 1 and s != target:
+            from .views import legacy_type_name
+
             raise RuntimeError(
                 f"The expanded size of the tensor ({target}) must match the existing size ({s}) at non-singleton "
                 f"dimension {pad + i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(t._shape)}"
@@ -126,7 +132,9 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
     shape = (self._shape[0], mat2._shape[1])
     meta = TensorMeta(shape, contiguous_strides(shape), d)
     if d is _dt.float32 or d is _dt.float64:  # the hot path
-        return materialize(meta, lambda: np.matmul(self._data, mat2._data), self)
+        if self._data is not None and mat2._data is not None:  # (a 2-d matmul's result: a new row-major array)
+            return Tensor._wrap_contiguous(np.matmul(self._data, mat2._data), d)
+        return materialize(meta, None, self)
     if d is _dt.bool and not is_meta(self) and shape[0] * shape[1] * self._shape[1]:
         raise not_implemented("addmm_impl_cpu_", d)  # (empty products return before PyTorch's dtype dispatch)
     return materialize(meta, lambda: _matmul(self, mat2, d), self)
@@ -208,6 +216,13 @@ def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any
     shape = (mat1._shape[0], mat2._shape[1])
     expand_size(self, shape)
     d = mat1._dtype
+    if ((d is _dt.float32 or d is _dt.float64) and self._data is not None and mat1._data is not None
+            and mat2._data is not None and beta.__class__ in _PLAIN
+            and alpha.__class__ in _PLAIN and beta == 1 and alpha == 1 and shape[0] * shape[1] * mat1._shape[1]):
+        # the hot path (F.linear's bias + input @ weight.t()): what _addmm_like computes for beta = alpha = 1
+        out = np.matmul(mat1._data, mat2._data)
+        out += self._data
+        return Tensor._wrap_contiguous(out, d)
     if not is_meta(self):
         _addmm_cpu_checks(d, shape, mat1._shape[1], beta)
     meta = TensorMeta(shape, contiguous_strides(shape), d)

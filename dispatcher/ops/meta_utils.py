@@ -270,6 +270,7 @@ def materialize(meta: TensorMeta, values: Any, device_of: Any) -> Tensor:
     if (
         (arr.dtype is np_dtype or arr.dtype == np_dtype)
         and arr.flags.c_contiguous
+        and arr.flags.writeable  # (np.broadcast_to's views are read-only: copied, so in-place ops work on them)
         and arr.shape == meta.shape
         and (meta.stride is contiguous_strides(meta.shape) or meta.stride == contiguous_strides(meta.shape))
     ):

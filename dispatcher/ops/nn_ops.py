@@ -14,6 +14,7 @@ raise (``"mse_cpu" not implemented for 'Long'``) are raised on CPU only.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,11 +67,12 @@ def _softmax_values(x: np.ndarray, dim: int, log: bool) -> np.ndarray:
     if x.size == 0:
         return x
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):  # all -inf rows give NaN, as in PyTorch
-        shifted = x - x.max(axis=dim, keepdims=True)
+        # (ufunc reductions: what ndarray.max / .sum run, without their Python-level wrappers)
+        shifted = x - np.maximum.reduce(x, axis=dim, keepdims=True)
         if log:
-            return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+            return shifted - np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True))
         e = np.exp(shifted, out=shifted)
-        e /= e.sum(axis=dim, keepdims=True)
+        e /= np.add.reduce(e, axis=dim, keepdims=True)
         return e
 
 
@@ -171,8 +173,8 @@ def _check_layer_norm_inputs(
             f"size{list(input._shape)}"
         )
     axis = ndim - len(ns)
-    m = int(np.prod(input._shape[:axis], dtype=np.int64))
-    n = int(np.prod(input._shape[axis:], dtype=np.int64))
+    m = math.prod(input._shape[:axis])
+    n = math.prod(input._shape[axis:])
     return m, n
 
 
@@ -211,8 +213,8 @@ def native_layer_norm(
     x = _f64(input).reshape(m, n)
     with np.errstate(invalid="ignore", divide="ignore"):
         if n:
-            mean = x.sum(axis=1) / n
-            var = ((x - mean[:, None]) ** 2).sum(axis=1) / n
+            mean = np.add.reduce(x, axis=1) / n
+            var = np.add.reduce((x - mean[:, None]) ** 2, axis=1) / n
         else:
             mean, var = np.zeros(m), np.full(m, np.nan)
         rstd = 1.0 / np.sqrt(var + eps)

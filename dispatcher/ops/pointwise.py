@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor, contiguous_strides, device
+from .fp_errors import ignoring_fp_errors
 from .kernel_registry import impl
 from .meta_utils import (
     TensorMeta,
@@ -38,7 +39,7 @@ from .meta_utils import (
     scalar_type_name,
 )
 
-_bool, _float16, _float32 = _dt.bool, _dt.float16, _dt.float32
+_bool, _float16, _float32, _float64 = _dt.bool, _dt.float16, _dt.float32, _dt.float64
 _pybool, _pyint, _pyfloat = bool, int, float  # the module's names stay Python's
 _META = device("meta")
 
@@ -134,12 +135,12 @@ def _run(meta: TensorMeta, device_like: Any, fn: Callable[[], Any]) -> Tensor:
     """``materialize`` with NumPy's floating-point warnings off (PyTorch gives inf / nan silently)."""
     if device_like._data is None:
         return materialize(meta, None, device_like)
+    return materialize(meta, ignoring_fp_errors(fn), device_like)
 
-    def compute() -> Any:
-        with np.errstate(all="ignore"):
-            return fn()
 
-    return materialize(meta, compute, device_like)
+def _write(out: np.ndarray, fn: Callable[..., Any], *args: Any) -> None:
+    """An in-place kernel's store: ``out[...] = fn(*args)`` (call it through ``ignoring_fp_errors``)."""
+    out[...] = fn(*args)
 
 
 def _operand(x: Any, dtype: _dt.dtype) -> Any:
@@ -210,11 +211,39 @@ def _same_layout_cpu(a: Any, b: Any) -> bool:
     )
 
 
+#: Python ints in this range convert to any floating dtype without an OverflowError (np_operand's slow case)
+_EXACT_INT = 1 << 53
+
+
+def _scalar_hot(self: Any, other: Any) -> bool:
+    """The other hot case: ``self`` a float32 / float64 tensor (not 0-dim, no empty dim) with row-major strides and
+    ``other`` a Python float or int. The result has self's shape, dtype and strides (what ``binary_meta``,
+    ``result_type`` and TensorIterator's stride choice give for it), so none of them needs to run."""
+    c = other.__class__
+    if not (c is _pyfloat or (c is _pyint and -_EXACT_INT < other < _EXACT_INT)):
+        return False
+    dt = getattr(self, "_dtype", None)
+    if dt is not _float32 and dt is not _float64:
+        return False
+    shape = self._shape
+    return bool(shape) and self._contiguous and self._stride == contiguous_strides(shape) and 0 not in shape
+
+
+def _scalar_result(self: Tensor, other: Any, ufunc: Any) -> Tensor:
+    """``ufunc(self, other)`` for ``_scalar_hot`` arguments (the number converted to self's dtype, as np_operand)."""
+    dt = self._dtype
+    if self._data is None:  # Meta: only the output's metadata
+        return Tensor._empty(self._shape, dt, self._device, self._stride)
+    return Tensor._wrap_contiguous(ignoring_fp_errors(ufunc, self._data, dt.np_dtype.type(other)), dt)
+
+
 @impl("add.Tensor", "CPU", "Meta")
 def add_tensor(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if alpha == 1 and type(alpha) is _pyint:
         if _same_layout_cpu(self, other):  # the hot path (4x4 a + b)
             return Tensor._wrap_contiguous(np.add(self._data, other._data), self._dtype)
+        if _scalar_hot(self, other):
+            return _scalar_result(self, other, np.add)
         meta = binary_meta(self, other)
         dtype = meta.dtype
         if dtype is not _bool and dtype is not _float16:
@@ -238,13 +267,14 @@ def add__tensor(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     _alpha_check(meta.dtype, alpha)
     check_inplace(self, meta.shape, meta.dtype)
     if self._data is not None:
-        with np.errstate(all="ignore"):
-            self._data[...] = _add_values(self, other, alpha, meta.dtype)
+        ignoring_fp_errors(_write, self._data, _add_values, self, other, alpha, meta.dtype)
     return self
 
 
 @impl("sub.Tensor", "CPU", "Meta")
 def sub_tensor(self: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    if alpha == 1 and type(alpha) is _pyint and _scalar_hot(self, other):
+        return _scalar_result(self, other, np.subtract)
     _sub_check(self, other)
     meta = binary_meta(self, other)
     _alpha_check(meta.dtype, alpha)
@@ -259,8 +289,7 @@ def sub__tensor(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     _alpha_check(meta.dtype, alpha)
     check_inplace(self, meta.shape, meta.dtype)
     if self._data is not None:
-        with np.errstate(all="ignore"):
-            self._data[...] = _add_values(self, other, alpha, meta.dtype, sign=-1)
+        ignoring_fp_errors(_write, self._data, _add_values, self, other, alpha, meta.dtype, -1)
     return self
 
 
@@ -279,6 +308,8 @@ def _mul_values(self: Any, other: Any, dtype: _dt.dtype) -> Any:
 def mul_tensor(self: Tensor, other: Any) -> Tensor:
     if _same_layout_cpu(self, other):
         return Tensor._wrap_contiguous(np.multiply(self._data, other._data), self._dtype)
+    if _scalar_hot(self, other):
+        return _scalar_result(self, other, np.multiply)
     meta = binary_meta(self, other)
     return _run(meta, self, lambda: _mul_values(self, other, meta.dtype))
 
@@ -293,8 +324,7 @@ def mul__tensor(self: Tensor, other: Any) -> Tensor:
     meta = binary_meta(self, other)
     check_inplace(self, meta.shape, meta.dtype)
     if self._data is not None:
-        with np.errstate(all="ignore"):
-            self._data[...] = _mul_values(self, other, meta.dtype)
+        ignoring_fp_errors(_write, self._data, _mul_values, self, other, meta.dtype)
     return self
 
 
@@ -310,6 +340,8 @@ def _true_div_values(self: Any, other: Any, dtype: _dt.dtype) -> Any:
 
 @impl("div.Tensor", "CPU", "Meta")
 def div_tensor(self: Tensor, other: Any) -> Tensor:
+    if _scalar_hot(self, other):
+        return _scalar_result(self, other, np.true_divide)
     meta = _true_div_meta(self, other)
     return _run(meta, self, lambda: _true_div_values(self, other, meta.dtype))
 
@@ -324,8 +356,7 @@ def div__tensor(self: Tensor, other: Any) -> Tensor:
     meta = _true_div_meta(self, other)
     check_inplace(self, meta.shape, meta.dtype)
     if self._data is not None:
-        with np.errstate(all="ignore"):
-            self._data[...] = _true_div_values(self, other, meta.dtype)
+        ignoring_fp_errors(_write, self._data, _true_div_values, self, other, meta.dtype)
     return self
 
 
@@ -381,7 +412,14 @@ def _unary_float(kernel: str, fn: Callable[[np.ndarray], Any]) -> Callable[[Tens
     """A unary op computing in floating point: integral and bool inputs give the default float dtype."""
 
     def unary(self: Tensor) -> Tensor:
-        dtype = _float_result(self._dtype)
+        dtype = self._dtype
+        if (dtype is _float32 or dtype is _float64) and self._contiguous and self._shape:
+            # the hot case (unary_meta's first branch, no conversion): contiguous output of self's dtype
+            meta = TensorMeta(self._shape, contiguous_strides(self._shape), dtype)
+            if self._data is None:
+                return materialize(meta, None, self)
+            return materialize(meta, ignoring_fp_errors(fn, self._data), self)
+        dtype = _float_result(dtype)
         meta = _converted_meta(self, dtype) if dtype is not self._dtype else unary_meta(self)
         return _run(meta, self, lambda: fn(_operand(self, dtype)))
 
@@ -402,42 +440,67 @@ def _reciprocal(x: np.ndarray) -> Any:
     return 1 / x
 
 
-# erf: the power series erf(x) = 2/sqrt(pi) exp(-x^2) sum_n (2x^2)^n x / (1*3*...*(2n+1)) (all
-# terms positive, so no cancellation) below |x| = 3, a continued fraction for erfc above.
-_ERF_SERIES_TERMS = 60
-_ERFC_CF_DEPTH = 60
-_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+# erf: piecewise Taylor polynomials. [0, 6) is cut into intervals of width 1/4; on each, erf is its Taylor
+# polynomial about the interval's centre (about 0 for the first, so that tiny arguments keep their relative
+# accuracy), whose coefficients are exact: erf^(k)(c) = 2/sqrt(pi) (-1)^(k-1) H_(k-1)(c) exp(-c^2) (H the
+# physicists' Hermite polynomials) and erf(c) itself from math.erf; erf(x) is 1.0 in float64 from 6 on. Degree 15
+# leaves a remainder below 1e-15 relative on every interval (float64); degree 9 below 1e-9, which float32 and
+# float16 results (computed in float32) cannot tell apart. One gather per coefficient and a Horner step each, where
+# a power series alone needs some 60 terms near 3.
+_ERF_WIDTH = 0.25
+_ERF_LIMIT = 6.0
+
+
+def _erf_taylor_table(degree: int, np_dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(centres, coefficients): coefficients[k] holds the x^k coefficient about each centre; the last is erf = 1."""
+    n = int(_ERF_LIMIT / _ERF_WIDTH)
+    centres = [0.0] + [(i + 0.5) * _ERF_WIDTH for i in range(1, n)] + [_ERF_LIMIT]
+    table = np.zeros((degree + 1, n + 1))
+    for i, c in enumerate(centres[:n]):
+        table[0, i] = math.erf(c)
+        scale = 2.0 / math.sqrt(math.pi) * math.exp(-c * c)
+        h_prev, h = 0.0, 1.0  # H_(k-2)(c), H_(k-1)(c)
+        factorial = 1.0
+        for k in range(1, degree + 1):
+            factorial *= k
+            table[k, i] = scale * (-1.0) ** (k - 1) * h / factorial
+            h_prev, h = h, 2.0 * c * h - 2.0 * (k - 1) * h_prev
+    table[0, n] = 1.0
+    # one contiguous row per coefficient, in the dtype the polynomial is evaluated in
+    return np.array(centres, dtype=np_dtype), [np.ascontiguousarray(row, dtype=np_dtype) for row in table]
+
+
+_ERF_TABLES = {np.dtype(np.float64): _erf_taylor_table(15, np.float64),
+               np.dtype(np.float32): _erf_taylor_table(9, np.float32)}
+
+
+def _erf_piecewise(x: np.ndarray) -> np.ndarray:
+    """erf of a float64 or float32 array, in its dtype (see above)."""
+    centres, rows = _ERF_TABLES[x.dtype]
+    limit = x.dtype.type(_ERF_LIMIT)
+    ax = np.fmin(np.abs(x), limit)  # (fmin: NaN becomes the limit here, and NaN again below)
+    idx = (ax * x.dtype.type(1.0 / _ERF_WIDTH)).astype(np.intp)
+    t = ax - centres[idx]
+    out = rows[-1][idx]
+    for row in rows[-2::-1]:
+        out *= t
+        out += row[idx]
+    out = np.copysign(out, x)
+    nan = np.isnan(x)
+    return np.where(nan, x, out) if nan.any() else out
 
 
 def erf_numpy(x: Any) -> np.ndarray:
     """The error function in float64, accurate to a few ulps (NumPy only)."""
     x = np.asarray(x, dtype=np.float64)
-    ax = np.abs(x)
-    out = np.empty_like(x)
-    small = ax < 3.0
-    if np.any(small):
-        xs = ax[small]
-        x2 = 2.0 * xs * xs
-        term = xs.copy()
-        total = xs.copy()
-        for n in range(1, _ERF_SERIES_TERMS):
-            term = term * x2 / (2 * n + 1)
-            total = total + term
-        out[small] = _TWO_OVER_SQRT_PI * np.exp(-xs * xs) * total
-    big = ~small
-    if np.any(big):
-        xb = np.minimum(ax[big], 30.0)  # erf is 1.0 to float64 precision long before 30
-        # erfc(x) = exp(-x^2)/sqrt(pi) * 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...)))))
-        frac = xb
-        for k in range(_ERFC_CF_DEPTH, 0, -1):
-            frac = xb + (k / 2.0) / frac
-        erfc = np.exp(-xb * xb) / math.sqrt(math.pi) / frac
-        out[big] = 1.0 - erfc
-    out = np.where(np.isnan(x), x, np.copysign(out, x))
-    return out
+    if x.ndim == 0:
+        return _erf_piecewise(x.reshape(1)).reshape(())
+    return _erf_piecewise(x)
 
 
 def _erf(x: np.ndarray) -> Any:
+    if isinstance(x, np.ndarray) and x.dtype == np.float32 and x.ndim:
+        return _erf_piecewise(x)
     res = erf_numpy(x)
     return res.astype(x.dtype) if isinstance(x, np.ndarray) else x.dtype.type(res)
 
@@ -616,6 +679,8 @@ def _pow_values(base: Any, exp: Any, dtype: _dt.dtype) -> Any:
 
 @impl("pow.Tensor_Scalar", "CPU", "Meta")
 def pow_tensor_scalar(self: Tensor, exponent: Any) -> Tensor:
+    if _scalar_hot(self, exponent) and exponent != 0.5 and exponent != -0.5:
+        return _scalar_result(self, exponent, np.power)  # (what _pow_values computes for these)
     dtype = _dt.result_type(self, exponent)
     if (
         _is_cpu(self)

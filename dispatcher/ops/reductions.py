@@ -73,8 +73,8 @@ def reduction_dims(dim: Sequence[int] | int | None, ndim: int) -> tuple[int, ...
 
 def reduction_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
     if keepdim:
-        return tuple(1 if i in dims else s for i, s in enumerate(shape))
-    return tuple(s for i, s in enumerate(shape) if i not in dims)
+        return tuple([1 if i in dims else s for i, s in enumerate(shape)])
+    return tuple([s for i, s in enumerate(shape) if i not in dims])
 
 
 def reduction_meta(self: Tensor, dims: tuple[int, ...], keepdim: bool, dtype: _dt.dtype) -> TensorMeta:
@@ -111,7 +111,8 @@ def _sum_values(arr: np.ndarray, dims: tuple[int, ...], keepdim: bool, out: _dt.
     """``arr`` (already of the result dtype) summed over ``dims``."""
     if out is _dt.bool:
         return np.any(arr, axis=dims, keepdims=keepdim)
-    return np.sum(arr, axis=dims, dtype=_accumulate_dtype(out), keepdims=keepdim)
+    # (np.add.reduce is what np.sum calls for an ndarray, without its Python-level dispatch)
+    return np.add.reduce(arr, axis=dims, dtype=_accumulate_dtype(out), keepdims=keepdim)
 
 
 # --- sum / mean --------------------------------------------------------------------------------------
@@ -136,6 +137,8 @@ def sum_dim_intlist(self: Tensor, dim: Sequence[int] | None, keepdim: bool = Fal
 
 @impl("sum", "CompositeExplicitAutograd")
 def sum_default(self: Tensor, *, dtype: Any = None) -> Tensor:
+    if dtype is None:  # (the same call: binding drops a keyword argument equal to its default)
+        return aten.sum.dim_IntList(self, [], False)
     return aten.sum.dim_IntList(self, [], False, dtype=dtype)
 
 
@@ -175,6 +178,8 @@ def mean_dim(self: Tensor, dim: Sequence[int] | None, keepdim: bool = False, *, 
 
 @impl("mean", "CompositeExplicitAutograd")
 def mean_default(self: Tensor, *, dtype: Any = None) -> Tensor:
+    if dtype is None:  # (the same call: binding drops a keyword argument equal to its default)
+        return aten.mean.dim(self, [], False)
     return aten.mean.dim(self, [], False, dtype=dtype)
 
 

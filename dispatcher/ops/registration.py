@@ -16,6 +16,10 @@ from .native_functions import BACKEND, CEA, CIA, NATIVE_FUNCTIONS
 
 KERNEL_MODULES = (
     "factories", "pointwise", "reductions", "linalg", "views", "shape_ops", "nn_ops", "misc", "decompositions",
+    "pointwise_more", "nn_more",  # ops_a
+    "reductions_more", "shape_more", "pointwise_more_b",  # ops_b
+    "transposes",
+    "views_more", "index_more", "reductions_more_c", "random_more",  # ops_c
 )
 
 _KIND_KEYS = {
@@ -69,6 +73,9 @@ def register_aten() -> Library:
         derivatives,
         derivatives_inplace,
         derivatives_math,
+        derivatives_more_a,
+        derivatives_more_b,
+        derivatives_more_c,
         derivatives_nn,
         register_autograd_kernel,
     )

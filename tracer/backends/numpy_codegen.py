@@ -260,6 +260,10 @@ class NumpyCodegen:
         dst = self.var[target]
         if low.kind == "ufunc" and not low.post:
             return Lowering("inplace", f"{low.expr}, out={dst})", (target,))
+        if low.kind == "fresh" and low.post:  # (scatter_: a copy, then statements completing it) into a temporary
+            v = self.var[node]
+            steps = [f"{v} = {low.expr}", *(p.format(out=v) for p in low.post), f"np.copyto({dst}, {v}, casting='unsafe')"]
+            return Lowering("inplace", "; ".join(steps), (target,), post=(f"{{out}} = {dst}",))
         if low.kind in ("ufunc", "fresh"):
             expr = low.expr + ")" if low.kind == "ufunc" else low.expr
             return Lowering("inplace", f"np.copyto({dst}, {expr}, casting='unsafe')", (target,),
