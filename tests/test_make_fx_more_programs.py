@@ -197,3 +197,28 @@ def test_detach_under_a_decomposition_table_is_not_a_view(torch: Any) -> None:
     y = torch.randn(3, requires_grad=True).detach()
     assert seen["ours"] == (y.requires_grad, y._base is None, y.is_leaf) == (False, True, True)
     np.testing.assert_equal(seen["ours"], (False, True, True))
+
+
+def test_the_cyclic_gc_is_paused_during_a_trace_and_restored() -> None:
+    import gc
+
+    seen = []
+
+    def f(x):
+        seen.append(gc.isenabled())
+        return x + 1
+
+    def bad(x):
+        raise ValueError("user error")
+
+    assert gc.isenabled()
+    make_fx(f)(D.randn(2))
+    with pytest.raises(ValueError, match="user error"):
+        make_fx(bad)(D.randn(2))
+    assert gc.isenabled() and seen == [False]
+    gc.disable()
+    try:
+        make_fx(f)(D.randn(2))
+        assert not gc.isenabled()  # a caller's own choice is kept
+    finally:
+        gc.enable()

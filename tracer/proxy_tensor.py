@@ -23,6 +23,7 @@ Every node gets ``meta["val"]`` (a FakeTensor with the value's metadata) and
 from __future__ import annotations
 
 import contextlib
+import gc
 import inspect
 import operator
 import os
@@ -515,7 +516,17 @@ def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, trac
         raise AssertionError(f"Unexpected tracing type: {tracing_mode}")
 
     def wrapped(*args: Any) -> GraphModule:
-        return _trace(f, args, decomposition_table, tracing_mode, pre_dispatch, record_stack_traces, preserved)
+        # A trace allocates many small objects in reference cycles (nodes and their users, autograd graphs): the
+        # cyclic GC would scan them over and over while the graph grows. It is paused for the trace, as bulk
+        # builders do, and its previous state restored when the trace ends, also when it raises.
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return _trace(f, args, decomposition_table, tracing_mode, pre_dispatch, record_stack_traces, preserved)
+        finally:
+            if paused:
+                gc.enable()
 
     return wrapped
 
