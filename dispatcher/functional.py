@@ -472,26 +472,11 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
-# --- ops_a batch (functional_more_a.py) ---
-from . import functional_more_a as _more_a  # noqa: E402
+# --- the functions of the later op batches (functional_more_*.py), re-exported here ---
+from . import functional_more_a, functional_more_b, functional_more_c  # noqa: E402
 
-for _name in _more_a.__all__:
-    globals()[_name] = getattr(_more_a, _name)
-__all__ += _more_a.__all__
-del _name
-
-# --- ops_b batch (functional_more_b.py) ---
-from . import functional_more_b as _more_b  # noqa: E402
-
-for _name in _more_b.__all__:
-    globals()[_name] = getattr(_more_b, _name)
-__all__ += _more_b.__all__
-del _name
-
-# --- ops_c batch (functional_more_c.py) ---
-from . import functional_more_c as _more_c  # noqa: E402
-
-for _name in _more_c.__all__:
-    globals()[_name] = getattr(_more_c, _name)
-__all__ += _more_c.__all__
-del _name
+for _more in (functional_more_a, functional_more_b, functional_more_c,):
+    for _name in _more.__all__:
+        globals()[_name] = getattr(_more, _name)
+    __all__ += _more.__all__
+del _more, _name

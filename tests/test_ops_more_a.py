@@ -18,10 +18,8 @@ import pytest
 
 import dispatcher as D
 import dispatcher.nn.functional as DF
-import tracer
 from tests import corpus as C
-from tracer import make_fx
-from tracer.decompositions import core_aten_decompositions
+from tests import op_program_checks as K
 
 
 def p_inplace_unary(T: Any, F: Any) -> Callable[..., Any]:
@@ -195,14 +193,6 @@ BACKWARD_PROGRAMS: dict[str, tuple[Callable[..., Any], list, tuple[int, ...]]] =
 
 _BACKWARD_FUNCTIONS = {prog for prog, _, _ in BACKWARD_PROGRAMS.values()}
 
-_CONFIGS = {
-    "post": {},
-    "pre": {"pre_dispatch": True},
-    "fake": {"tracing_mode": "fake"},
-    "core": "core",
-}
-
-
 def _positive(arrays: list, only_first: bool = False) -> list:
     """Inputs kept away from 0 (log / sqrt of the programs stay finite); ``only_first``: the other inputs (the
     weights of the backward programs) keep both signs, so every branch of the activations is reached."""
@@ -211,17 +201,8 @@ def _positive(arrays: list, only_first: bool = False) -> list:
 
 
 def _trace_both(torch: Any, prog: Any, shapes: list, rg: tuple[int, ...], config: str) -> tuple[Any, Any]:
-    from torch._decomp import core_aten_decompositions as torch_core
-    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
-
     arrays = _positive(C.arrays(shapes, 0), only_first=prog in _BACKWARD_FUNCTIONS)
-    if config == "core":
-        kw_t, kw_o = {"decomposition_table": torch_core()}, {"decomposition_table": core_aten_decompositions()}
-    else:
-        kw_t = kw_o = _CONFIGS[config]
-    gm_t = torch_make_fx(prog(torch, torch.nn.functional), **kw_t)(*C.inputs(torch, arrays, rg))
-    gm_o = make_fx(prog(D, DF), **kw_o)(*C.inputs(D, arrays, rg))
-    return gm_t, gm_o
+    return K.trace_both(torch, prog, arrays, rg, config)
 
 
 ALL = {**PROGRAMS, **BACKWARD_PROGRAMS}
@@ -233,7 +214,7 @@ ALL = {**PROGRAMS, **BACKWARD_PROGRAMS}
 _PRE_SAVED_INSIDE = {"losses_backward", "activations_backward"}
 
 
-@pytest.mark.parametrize(("config", "name"), [(c, n) for c in _CONFIGS for n in sorted(ALL)])
+@pytest.mark.parametrize(("config", "name"), [(c, n) for c in K.CONFIGS for n in sorted(ALL)])
 def test_same_targets_as_torch(torch: Any, config: str, name: str) -> None:
     prog, shapes, rg = ALL[name]
     gm_t, gm_o = _trace_both(torch, prog, shapes, rg, config)
@@ -260,18 +241,13 @@ def test_post_dispatch_code_matches_torch(torch: Any, name: str) -> None:
 def test_replay_on_fresh_inputs_matches_eager(torch: Any, config: str, name: str) -> None:
     prog, shapes, rg = PROGRAMS[name]
     _, gm_o = _trace_both(torch, prog, shapes, rg, config)
-    fresh = _positive(C.arrays(shapes, 1))
-    expected = C.to_np(prog(D, DF)(*C.inputs(D, fresh, rg)))
-    C.assert_close(expected, C.to_np(gm_o(*C.inputs(D, fresh, ()))))
+    K.replay_matches_eager(gm_o, prog, _positive(C.arrays(shapes, 1)), rg)
 
 
 @pytest.mark.parametrize("name", sorted(BACKWARD_PROGRAMS))
 def test_gradients_match_torch(torch: Any, name: str) -> None:
     prog, shapes, rg = BACKWARD_PROGRAMS[name]
-    arrays = _positive(C.arrays(shapes, 3), only_first=True)
-    theirs = C.to_np(prog(torch, torch.nn.functional)(*C.inputs(torch, arrays, rg)))
-    ours = C.to_np(prog(D, DF)(*C.inputs(D, arrays, rg)))
-    C.assert_close(theirs, ours)
+    K.same_eager_results(torch, prog, _positive(C.arrays(shapes, 3), only_first=True), rg)
 
 
 def test_backward_through_modified_saved_result_raises_as_torch(torch: Any) -> None:
@@ -286,7 +262,4 @@ def test_backward_through_modified_saved_result_raises_as_torch(torch: Any) -> N
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_compile_numpy_backend_matches_eager(name: str) -> None:
     prog, shapes, rg = PROGRAMS[name]
-    arrays = _positive(C.arrays(shapes, 4))
-    expected = C.to_np(prog(D, DF)(*C.inputs(D, arrays, rg)))
-    got = C.to_np(tracer.compile(prog(D, DF), backend="numpy")(*C.inputs(D, arrays, rg)))
-    C.assert_close(expected, got)
+    K.compile_matches_eager(prog, _positive(C.arrays(shapes, 4)), rg)

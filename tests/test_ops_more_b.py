@@ -18,12 +18,9 @@ from typing import Any
 import pytest
 
 import dispatcher as D
-import dispatcher.nn.functional as DF
-import tracer
 from tests import corpus as C
+from tests import op_program_checks as K
 from tests.test_frontend import _run_both, _split, make_inputs
-from tracer import make_fx
-from tracer.decompositions import core_aten_decompositions
 
 
 def p_causal_attention(T: Any, F: Any) -> Callable[..., Any]:
@@ -173,29 +170,11 @@ _PRE_DIFFERENT = {"gather_outer_backward"}
 
 ALL = {**PROGRAMS, **BACKWARD_PROGRAMS}
 
-_CONFIGS = {
-    "post": {},
-    "pre": {"pre_dispatch": True},
-    "fake": {"tracing_mode": "fake"},
-    "core": "core",
-}
-
-
 def _trace_both(torch: Any, prog: Any, shapes: list, rg: tuple[int, ...], config: str) -> tuple[Any, Any]:
-    from torch._decomp import core_aten_decompositions as torch_core
-    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
-
-    arrays = C.arrays(shapes, 0)
-    if config == "core":
-        kw_t, kw_o = {"decomposition_table": torch_core()}, {"decomposition_table": core_aten_decompositions()}
-    else:
-        kw_t = kw_o = _CONFIGS[config]
-    gm_t = torch_make_fx(prog(torch, torch.nn.functional), **kw_t)(*C.inputs(torch, arrays, rg))
-    gm_o = make_fx(prog(D, DF), **kw_o)(*C.inputs(D, arrays, rg))
-    return gm_t, gm_o
+    return K.trace_both(torch, prog, C.arrays(shapes, 0), rg, config)
 
 
-@pytest.mark.parametrize(("config", "name"), [(c, n) for c in _CONFIGS for n in sorted(ALL)
+@pytest.mark.parametrize(("config", "name"), [(c, n) for c in K.CONFIGS for n in sorted(ALL)
                                               if not (c == "pre" and n in _PRE_DIFFERENT)])
 def test_same_targets_as_torch(torch: Any, config: str, name: str) -> None:
     prog, shapes, rg = ALL[name]
@@ -215,35 +194,25 @@ def test_post_dispatch_code_matches_torch(torch: Any, name: str) -> None:
 def test_replay_on_fresh_inputs_matches_eager(torch: Any, config: str, name: str) -> None:
     prog, shapes, rg = PROGRAMS[name]
     _, gm_o = _trace_both(torch, prog, shapes, rg, config)
-    fresh = C.arrays(shapes, 1)
-    expected = C.to_np(prog(D, DF)(*C.inputs(D, fresh, rg)))
-    C.assert_close(expected, C.to_np(list(gm_o(*C.inputs(D, fresh, ())))))
+    K.replay_matches_eager(gm_o, prog, C.arrays(shapes, 1), rg)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_eager_values_match_torch(torch: Any, name: str) -> None:
     prog, shapes, rg = PROGRAMS[name]
-    arrays = C.arrays(shapes, 5)
-    theirs = C.to_np(list(prog(torch, torch.nn.functional)(*C.inputs(torch, arrays, rg))))
-    C.assert_close(theirs, C.to_np(list(prog(D, DF)(*C.inputs(D, arrays, rg)))))
+    K.same_eager_results(torch, prog, C.arrays(shapes, 5), rg)
 
 
 @pytest.mark.parametrize("name", sorted(BACKWARD_PROGRAMS))
 def test_gradients_match_torch(torch: Any, name: str) -> None:
     prog, shapes, rg = BACKWARD_PROGRAMS[name]
-    arrays = C.arrays(shapes, 3)
-    theirs = C.to_np(list(prog(torch, torch.nn.functional)(*C.inputs(torch, arrays, rg))))
-    ours = C.to_np(list(prog(D, DF)(*C.inputs(D, arrays, rg))))
-    C.assert_close(theirs, ours)
+    K.same_eager_results(torch, prog, C.arrays(shapes, 3), rg)
 
 
 @pytest.mark.parametrize("name", sorted(set(PROGRAMS) - _COMPILE_WRONG))
 def test_compile_numpy_backend_matches_eager(name: str) -> None:
     prog, shapes, rg = PROGRAMS[name]
-    arrays = C.arrays(shapes, 4)
-    expected = C.to_np(list(prog(D, DF)(*C.inputs(D, arrays, rg))))
-    got = C.to_np(list(tracer.compile(prog(D, DF), backend="numpy")(*C.inputs(D, arrays, rg))))
-    C.assert_close(expected, got)
+    K.compile_matches_eager(prog, C.arrays(shapes, 4), rg)
 
 
 # --- Python surface: the aten calls of each binding, as torch's parser makes them ---------------------------------
@@ -301,12 +270,7 @@ x.sort(2) | F.pad(x, (1, 1, 1)) | F.pad(x, (1, 1, 1, 1, 1, 1)) | F.pad(x, (-3, -
 
 @pytest.mark.parametrize("expr", _split(ERROR_EXPRS))
 def test_binding_errors_match_torch(torch: Any, expr: str) -> None:
-    with pytest.raises(Exception) as theirs:  # noqa: PT011 - compared below
-        eval(expr, make_inputs(torch))  # noqa: S307 - test table
-    with pytest.raises(Exception) as ours:  # noqa: PT011 - compared below
-        eval(expr, make_inputs(D))  # noqa: S307 - test table
-    assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
-    assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+    K.same_error(torch, expr, make_inputs)
 
 
 def test_torch_function_mode_sees_the_functions_and_methods(torch: Any) -> None:

@@ -162,18 +162,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
     return aten.embedding.default(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
-# --- ops_a batch (functional_more_a.py) ---
-from . import functional_more_a as _more_a  # noqa: E402
+# --- the functions of the later op batches (functional_more_*.py), re-exported here ---
+from . import functional_more_a, functional_more_b  # noqa: E402
 
-for _name in _more_a.__all__:
-    globals()[_name] = getattr(_more_a, _name)
-__all__ += _more_a.__all__
-del _name
-
-# --- ops_b batch (functional_more_b.py) ---
-from . import functional_more_b as _more_b  # noqa: E402
-
-for _name in _more_b.__all__:
-    globals()[_name] = getattr(_more_b, _name)
-__all__ += _more_b.__all__
-del _name
+for _more in (functional_more_a, functional_more_b,):
+    for _name in _more.__all__:
+        globals()[_name] = getattr(_more, _name)
+    __all__ += _more.__all__
+del _more, _name
