@@ -13,14 +13,12 @@ from typing import Any
 
 from ..op_overload import namespace
 from ..tensor import Tensor
+from .functional import _legacy_reduction, _reduction_enum  # (defined before nn/functional.py imports this module)
 
 aten = namespace("aten")
 
 __all__ = ["leaky_relu", "elu", "softplus", "hardtanh", "relu6", "hardswish", "logsigmoid", "mish", "l1_loss",
            "smooth_l1_loss"]
-
-#: ``torch.nn._reduction.get_enum``
-_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 _NOT_GIVEN: Any = object()
 
@@ -77,18 +75,6 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 # --- losses ------------------------------------------------------------------------------------------------------------
 
 
-def _reduction_enum(reduction: str) -> int:
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return _REDUCTIONS[reduction]
-
-
-def _legacy_reduction(size_average: Any, reduce: Any) -> str:
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if size_average and reduce:
-        return "mean"
-    return "sum" if reduce else "none"
 
 
 def _warn_size(input: Tensor, target: Tensor) -> None:  # noqa: A002

@@ -293,12 +293,9 @@ def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tenso
 # --- var ----------------------------------------------------------------------------------------------
 
 
-@impl("var.correction", "CPU", "Meta")
-def var_correction(
-    self: Tensor, dim: Sequence[int] | None = None, *, correction: Any = None, keepdim: bool = False
-) -> Tensor:
-    if not (self._dtype.is_floating_point or self._dtype.is_complex) and not is_meta(self):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+def moments(self: Tensor, dim: Sequence[int] | None, correction: Any, keepdim: bool, fn: str) -> tuple[Any, ...]:
+    """Shared shape logic of the var / std family: (dims, result meta, divisor, reduced element count); warns as
+    PyTorch when the divisor is not positive (``fn`` names the op)."""
     dims = reduction_dims(dim, self.dim())
     meta = reduction_meta(self, dims, keepdim, self._dtype.to_real())
     correction = 1 if correction is None else correction
@@ -308,11 +305,21 @@ def var_correction(
     divisor = max(count - correction, 0)
     if divisor <= 0:
         warnings.warn(
-            "var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+            f"{fn}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
             "(input numel divided by output numel).",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
+    return dims, meta, divisor, count
+
+
+@impl("var.correction", "CPU", "Meta")
+def var_correction(
+    self: Tensor, dim: Sequence[int] | None = None, *, correction: Any = None, keepdim: bool = False
+) -> Tensor:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex) and not is_meta(self):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims, meta, divisor, count = moments(self, dim, correction, keepdim, "var")
 
     def compute() -> np.ndarray:
         x = self._data.astype(np.float64)

@@ -12,7 +12,6 @@ written with other aten ops serves every backend.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize, wrap_dim
+from .reductions import moments as _moments
 from .reductions import reduction_dims, reduction_meta, scalar_type_name
 
 aten = namespace("aten")
@@ -31,25 +31,6 @@ aten = namespace("aten")
 def _check_floating(self: Tensor, fn: str) -> None:
     if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError(f"{fn} only support floating point and complex dtypes")
-
-
-def _moments(self: Tensor, dim: Sequence[int] | None, correction: Any, keepdim: bool, fn: str) -> tuple[Any, ...]:
-    """Shared shape logic of the var/std family: (dims, result meta, divisor, reduced element count)."""
-    dims = reduction_dims(dim, self.dim())
-    meta = reduction_meta(self, dims, keepdim, self._dtype.to_real())
-    correction = 1 if correction is None else correction
-    count = 1
-    for d in dims:
-        count *= self._shape[d]
-    divisor = max(count - correction, 0)
-    if divisor <= 0:
-        warnings.warn(
-            f"{fn}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
-            "(input numel divided by output numel).",
-            UserWarning,
-            stacklevel=3,
-        )
-    return dims, meta, divisor, count
 
 
 def _var_values(x: np.ndarray, dims: tuple[int, ...], keepdim: bool, divisor: float, count: int) -> tuple[Any, Any]:
