@@ -11,15 +11,22 @@ does not (its default is ``False``).
 
 Time: CPU time (``time.process_time``) of ``make_fx(f, ...)(*inputs)``, which includes building the
 GraphModule, divided by the number of nodes of the graph it made; ours and torch's runs are
-interleaved and the table shows medians. A global warm-up traces a short chain and every small
-program once in every mode first, so one-time costs (imports, caches) are not counted.
+interleaved and the table shows medians. A run of a small program (corpus programs, below 1,000 ops)
+is a batch of ``--batch`` back-to-back traces on fresh inputs built beforehand, with the cyclic GC
+collected before the batch and paused during it (``timeit``'s rule, for both libraries): ``warm`` is the
+median over every trace but a batch's first, the steady per-node cost; ``cold`` is the median of the
+first traces, which start right after a full collection (CPython empties its free lists and the walk
+evicts the caches: a fixed cost of a few hundred µs per trace, which weighs on a 12-node graph; torch
+pays it too, but it is a smaller share of its time). A chain run is one trace (both columns). A global
+warm-up traces a short chain and every small program once in every mode first, so one-time costs
+(imports, caches) are not counted.
 Memory (chain of ``--mem-nodes`` ops): tracemalloc's peak during the trace and what is still
 allocated afterwards with the GraphModule alive (``retained``), per node. tracemalloc sees only
 Python allocations, which undercounts torch (its tensors and FakeTensors live in C++), so the RSS
 delta per node is measured too, each (library, mode) in a fresh child process after a warm-up.
 
 Run: ``.venv/bin/python bench/make_fx.py [--quick] [--max-nodes N] [--torch-max-nodes N]
-[--repeats R] [--no-torch] [--no-rss] [--full]``. The default run takes about 3 minutes of CPU time (torch's
+[--repeats R] [--batch K] [--no-torch] [--no-rss] [--full]``. The default run takes about 3 minutes of CPU time (torch's
 10,000-op chain only in ``real`` mode: ~20 s a mode; ``--full`` adds the other modes, ~1 more minute); ``--quick``
 (chains up to 1,000 ops, 3 repeats) well under one.
 """
@@ -90,13 +97,30 @@ class Lib:
         return {}
 
     def trace(self, program: Program, mode: str) -> tuple[float, Any]:
-        """(CPU seconds, GraphModule) of one make_fx call on fresh inputs."""
-        f, args = program.build(self)
+        """(CPU seconds, GraphModule) of one make_fx call on fresh inputs (GC collected first, paused during)."""
+        times, gm = self.trace_batch(program, mode, 1)
+        return times[0], gm
+
+    def trace_batch(self, program: Program, mode: str, k: int) -> tuple[list[float], Any]:
+        """CPU seconds of ``k`` back-to-back make_fx calls, each on fresh inputs built beforehand, and the last
+        GraphModule. The cyclic GC is collected before the batch and paused during it, as ``timeit`` does, so
+        neither library pays for the other's garbage; the first trace of a batch starts cold."""
+        builds = [program.build(self) for _ in range(k)]
         kwargs = self.mode_kwargs(mode)
         gc.collect()
-        start = time.process_time()
-        gm = self.make_fx(f, **kwargs)(*args)
-        return time.process_time() - start, gm
+        was_enabled = gc.isenabled()
+        gc.disable()
+        times, gm = [], None
+        try:
+            for f, args in builds:
+                gm = None
+                start = time.process_time()
+                gm = self.make_fx(f, **kwargs)(*args)
+                times.append(time.process_time() - start)
+        finally:
+            if was_enabled:
+                gc.enable()
+        return times, gm
 
 
 # --- programs ---------------------------------------------------------------------------------------------------
@@ -146,9 +170,11 @@ def programs(sizes: list[int]) -> list[Program]:
 # --- timing -----------------------------------------------------------------------------------------------------
 
 
-def time_runs(libs: list[Lib], program: Program, mode: str, repeats: dict[str, int]) -> dict[str, Any]:
-    """Interleaved runs of each library; medians of µs per node, node counts, failures."""
-    per_node: dict[str, list[float]] = {lib.name: [] for lib in libs}
+def time_runs(libs: list[Lib], program: Program, mode: str, repeats: dict[str, int], batch: int) -> dict[str, Any]:
+    """Interleaved batches of each library: medians of µs per node (warm: every trace of a batch but its first;
+    cold: the first trace of each batch, which follows a full collection), node counts, failures."""
+    warm: dict[str, list[float]] = {lib.name: [] for lib in libs}
+    cold: dict[str, list[float]] = {lib.name: [] for lib in libs}
     nodes: dict[str, int] = {}
     errors: dict[str, str] = {}
     for i in range(max(repeats.values())):
@@ -156,15 +182,20 @@ def time_runs(libs: list[Lib], program: Program, mode: str, repeats: dict[str, i
             if i >= repeats[lib.name] or lib.name in errors:
                 continue
             try:
-                seconds, gm = lib.trace(program, mode)
+                times, gm = lib.trace_batch(program, mode, batch)
             except Exception as e:  # noqa: BLE001 - reported in the table, the benchmark goes on
                 errors[lib.name] = f"{type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
                 continue
-            nodes[lib.name] = len(gm.graph.nodes)
-            per_node[lib.name].append(seconds / nodes[lib.name] * 1e6)
+            n = nodes[lib.name] = len(gm.graph.nodes)
+            cold[lib.name].append(times[0] / n * 1e6)
+            warm[lib.name].extend(t / n * 1e6 for t in (times[1:] or times))
             del gm
-    return {"us": {k: statistics.median(v) for k, v in per_node.items() if v}, "runs": {
-        k: len(v) for k, v in per_node.items()}, "nodes": nodes, "errors": errors}
+
+    def medians(d: dict[str, list[float]]) -> dict[str, float]:
+        return {k: statistics.median(v) for k, v in d.items() if v}
+
+    return {"us": medians(warm), "cold": medians(cold), "runs": {k: len(v) for k, v in cold.items()},
+            "nodes": nodes, "errors": errors}
 
 
 # --- memory -----------------------------------------------------------------------------------------------------
@@ -231,6 +262,8 @@ def main() -> None:
     parser.add_argument("--max-nodes", type=int, default=100_000, help="longest chain traced by ours")
     parser.add_argument("--torch-max-nodes", type=int, default=10_000, help="longest chain traced by torch")
     parser.add_argument("--repeats", type=int, default=3, help="runs per (program, mode) below 10,000 ops")
+    parser.add_argument("--batch", type=int, default=8,
+                        help="back-to-back traces per run of a program below 1,000 ops (chains: 1)")
     parser.add_argument("--mem-nodes", type=int, default=1000, help="chain length for the memory columns")
     parser.add_argument("--no-torch", action="store_true", help="measure ours only (torch not imported)")
     parser.add_argument("--no-rss", action="store_true", help="skip the RSS child processes")
@@ -267,8 +300,12 @@ def main() -> None:
                     pass
 
     results: dict[tuple[str, str], dict[str, Any]] = {}
-    print("\nmake_fx: µs per node (CPU time, median of runs; ours and torch interleaved); torch/ours = speed-up")
-    print(f"{'program':<18} {'mode':<9} {'nodes':>7} {'ours':>9} {'torch':>9} {'torch/ours':>10} {'runs':>6}")
+    print("\nmake_fx: µs per node (CPU time; ours and torch interleaved, GC paused during a run)")
+    print(f"runs of {opts.batch} back-to-back traces for programs below 1,000 ops: 'warm' = median over the traces "
+          "after a run's first,\n'cold' = median of each run's first trace, which follows a full GC collection; "
+          "chains: one trace a run (both)")
+    print(f"{'program':<18} {'mode':<9} {'nodes':>7} {'ours':>8} {'torch':>8} {'torch/ours':>10} | "
+          f"{'cold ours':>9} {'torch':>8} {'ratio':>6} {'runs':>6}")
     for p in progs:
         for mode in modes:
             torch_too = p.ops is None or p.ops < 10_000 or (p.ops <= opts.torch_max_nodes and (
@@ -276,13 +313,17 @@ def main() -> None:
             run_libs = [lib for lib in libs if lib.name == "ours" or torch_too]
             base = opts.repeats if (p.ops or 0) < 10_000 else (3 if p.ops < 100_000 else 1)
             repeats = {lib.name: base if lib.name == "ours" or (p.ops or 0) < 10_000 else 1 for lib in run_libs}
-            r = results[(p.label, mode)] = time_runs(run_libs, p, mode, repeats)
+            batch = 1 if p.ops else max(1, opts.batch)
+            r = results[(p.label, mode)] = time_runs(run_libs, p, mode, repeats, batch)
             o, t = r["us"].get("ours"), r["us"].get("torch")
+            co, ct = r["cold"].get("ours"), r["cold"].get("torch")
             ratio = f"{t / o:.1f}x" if o and t else "-"
+            cold_ratio = f"{ct / co:.1f}x" if co and ct else "-"
             counts = sorted({r["nodes"].get(lib.name) for lib in libs} - {None})
             nodes = "/".join(str(c) for c in counts) or "-"
             runs = "/".join(str(r["runs"].get(lib.name, 0)) for lib in libs)
-            print(f"{p.label:<18} {mode:<9} {nodes:>7} {fmt(o):>9} {fmt(t):>9} {ratio:>10} {runs:>6}", flush=True)
+            print(f"{p.label:<18} {mode:<9} {nodes:>7} {fmt(o):>8} {fmt(t):>8} {ratio:>10} | "
+                  f"{fmt(co):>9} {fmt(ct):>8} {cold_ratio:>6} {runs:>6}", flush=True)
             for who, err in r["errors"].items():
                 print(f"{'':<18} {'':<9} {who} failed: {err}")
 
@@ -304,13 +345,15 @@ def main() -> None:
             rss = None if opts.no_rss else rss_per_node(lib.name, mode, n)
             row.append(f"{peak:>10.0f} {kept:>9.0f} {fmt(rss, '.0f'):>8}")
         print(f"{mode:<9} " + " | ".join(row), flush=True)
-    worst = {}
-    for (label, mode), r in results.items():
-        o, t = r["us"].get("ours"), r["us"].get("torch")
-        if o and t:
-            worst[mode] = min(worst.get(mode, (float("inf"), "")), (t / o, label))
-    if worst:
-        print("\nslowest ratio per mode: " + ", ".join(f"{m} {v:.1f}x ({lbl})" for m, (v, lbl) in worst.items()))
+    for column, title in (("us", "slowest ratio per mode"), ("cold", "slowest cold ratio per mode")):
+        worst: dict[str, tuple[float, str]] = {}
+        for (label, mode), r in results.items():
+            o, t = r[column].get("ours"), r[column].get("torch")
+            if o and t:
+                worst[mode] = min(worst.get(mode, (float("inf"), "")), (t / o, label))
+        if worst:
+            print(f"{'' if column == 'cold' else chr(10)}{title}: "
+                  + ", ".join(f"{m} {v:.1f}x ({lbl})" for m, (v, lbl) in worst.items()))
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"total {time.perf_counter() - wall:.0f} s wall, "
           f"{time.process_time() + children.ru_utime + children.ru_stime:.0f} s CPU (children included)")

@@ -24,6 +24,7 @@ import numpy as np
 from . import dtypes as _dt
 from .keys import DispatchKey
 from .keyset import DispatchKeySet
+from .memory_format import strided as _strided
 from .python_key import disabled_torch_dispatch_impl
 from .tls import per_thread
 
@@ -361,6 +362,11 @@ class Tensor:
     @property
     def device(self) -> device:
         return self._device
+
+    @property
+    def layout(self) -> Any:
+        """``torch.strided``: every tensor of this library is a strided (dense) tensor."""
+        return _strided
 
     @property
     def is_meta(self) -> bool:

@@ -498,6 +498,16 @@ def _table() -> list[OpInfo]:
             S(T((4,)), -2, T((4,), L, kind=("index", 3)), [3, 4], False),
             S(T(()), 0, T((), L, kind=("index", 1)), [], False),
         ]),
+        OpInfo("gather_backward", [
+            S(T((2, 3)), T((4, 3)), 0, T((2, 3), L, kind=("index", 4)), False),
+            S(T((4, 2), D), T((4, 3), D), 1, T((4, 2), L, kind=("index", 3)), False),
+            S(T((2, 2)), T((3, 2)), -2, T((2, 2), L, kind=("index", 3)), False),
+        ]),
+        OpInfo("index_select_backward", [
+            S(T((2, 3)), [4, 3], 0, T((2,), L, kind=("index", 4))),
+            S(T((4, 2), D), [4, 3], 1, T((2,), L, kind=("index", 3))),
+            S(T((3,)), [5], -1, T((3,), L, kind=("index", 5))),
+        ]),
         # --- views / shapes
         OpInfo("view", [S(T((3, 4)), [4, 3]), S(T((3, 4)), [-1]), S(T((2, 6)), [2, -1, 2]), S(T((3, 4), D), [12, 1]),
                         S(T(()), [1]), S(T((0, 4)), [0, 2, 2]), S(T((4, 3), F, "transposed"), [4, 3, 1])],

@@ -456,3 +456,26 @@ def test_print_breaks_the_graph_like_dynamo(torch, capsys):
     assert [r.reason for r in e.break_reasons] == ["Failed to trace builtin operator `print`"] * 2
     with pytest.raises(tracer.Unsupported, match="print"):
         tracer.compile(prog(D), fullgraph="allow_declared")(D.ones(3))
+
+
+def test_requires_grad_on_an_intermediate_breaks_before_the_call(torch):
+    """A leaf made inside the graph that backward() then uses: Dynamo breaks at requires_grad_() (the tensor
+    leaks out of the graph at the backward break), so autograd accumulates into the tensor the user holds."""
+    import torch._dynamo as dynamo
+
+    def f(T, x):
+        w = x.clone().requires_grad_()
+        y = (w * w).sum()
+        y.backward()
+        return w.grad * 2
+
+    dynamo.reset()
+    theirs = dynamo.explain(lambda x: f(torch, x))(torch.arange(4, dtype=torch.float32))
+    ours = tracer.explain(lambda x: f(D, x))(D.arange(4, dtype=D.float32))
+    assert ours.graph_count == theirs.graph_count == 3  # clone | mul, sum | grad * 2
+    assert [r.reason for r in ours.break_reasons] == [str(r.reason).splitlines()[0] for r in theirs.break_reasons]
+    assert ours.break_reasons[0].reason == "requires_grad_() intermediate leaked as output"
+    for backend in ("eager", "numpy"):
+        tracer.reset()
+        got = tracer.compile(lambda x: f(D, x), backend=backend)(D.arange(4, dtype=D.float32))
+        np.testing.assert_allclose(got.numpy(), np.arange(4, dtype=np.float32) * 4)

@@ -6,7 +6,8 @@ decomposition's ``alias`` must not make ``detach``'s output an autograd view), t
 nothing (``x[:, 0:n]`` records ``alias``, as ``x[:, :]``), dtype conversions, masked
 attention, chunk / stack, max with dim, factories, boolean-mask setitem, embedding with index tensors, gradients
 meeting at one input (``add_`` into a buffer only the engine holds, as PyTorch's InputBuffer), grads through
-``no_grad`` regions, a training step updating parameters in place. Each program is traced by both
+``no_grad`` regions, a training step updating parameters in place, copy_'s gradient (``grad.to(src.options())``),
+gather / index_select gradients (their CompositeImplicitAutograd helpers). Each program is traced by both
 libraries on the same data; the ``call_function`` target sequences (``str(node.target)``) must be equal, the
 post-dispatch code must be equal character for character, and the graph, called on fresh inputs, must match eager
 (pre-dispatch: with the inputs requiring grad as traced).
@@ -145,6 +146,35 @@ def _programs(T: Any, F: Any) -> dict[str, tuple[Any, list, tuple[int, ...]]]:
         y[:, 0:4] = 1.0  # start 0, step 1, stop at the end: no slice recorded (TensorIndexing.h applySlice)
         y[0:3, 1] = 2.0
         return x[:, 0:4], x[0:9, 1], x[1:, :], x[:, -4:], x[:, 0:4:2], x[:], x[:2, :3], y
+
+    @reg([(4, 3), (4, 3)], rg=(0, 1))
+    def loss_backward_buffers(a, b):
+        # two gradients meet at ``a``: the first came out of a backward kernel (mse_loss_backward), a fresh tensor
+        # the engine alone holds, so PyTorch's InputBuffer adds the second into it in place (add_)
+        loss = F.mse_loss(a.tanh(), b) + F.smooth_l1_loss(a, b)
+        loss.backward()
+        return a.grad, b.grad
+
+    @reg([(3, 4)], rg=(0,))
+    def setitem_then_backward(x):
+        # CopySlices over copy_: copy_'s formula calls grad.to(src.options()), recorded (to.dtype_layout) before
+        # dispatch only; the two gradients of ``clone`` meet in place
+        y = x.clone()
+        y[1] = y[1] * 2
+        y.t()[0].mul_(3)
+        z = y.unsqueeze(-1).squeeze(-1).narrow(1, 1, 2)
+        z.sum().backward()
+        return x.grad, z
+
+    @reg([(5, 3), (4,)], rg=(0,))
+    def gather_index_select_backward(w, i):
+        # the formulas call the CompositeImplicitAutograd helpers gather_backward and index_select_backward, kept
+        # whole in a pre-dispatch graph
+        idx = (i.abs() * 10).long() % 5
+        a = w.index_select(0, idx)
+        b = T.gather(w, 0, idx[:3].view(3, 1).expand(3, 3))
+        (a.sum() + b.pow(2).sum()).backward()
+        return w.grad
 
     @reg([(3, 4), (2, 3, 4)])
     def transpose_properties(m, b):

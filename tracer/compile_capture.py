@@ -115,6 +115,7 @@ _AUTOGRAD_STATE = {"grad", "_grad", "grad_fn", "_grad_fn", "is_leaf", "_base", "
                    "retains_grad", "register_hook", "register_post_accumulate_grad_hook", "output_nr"}
 _AUTOGRAD_REASON = "Accessing autograd state of a captured tensor"
 _PRINT_REASON = "Failed to trace builtin operator `print`"
+_REQUIRES_GRAD_REASON = "requires_grad_() intermediate leaked as output"
 
 
 class _CallInfo:
@@ -550,6 +551,13 @@ class Session:
         frame = _user_frame(sys._getframe(3))
         if state.kind == "capture" and _markers.is_disallowed(func):
             self.break_graph("Attempted to call function marked as skipped", _location(frame), declared=True)
+            return func(*args, **kwargs)
+        if info.name == "requires_grad_" and state.kind == "capture" and args and type(args[0]) is LazyTensor \
+                and (args[1] if len(args) > 1 else kwargs.get("requires_grad", True)):
+            # a leaf made inside the graph: Dynamo breaks before the call when the tensor (or one computed from it)
+            # outlives the graph, as it does whenever backward() or autograd.grad (graph breaks) uses it; here
+            # the graph always ends there, so the leaf is a real tensor that autograd accumulates into
+            self.break_graph(_REQUIRES_GRAD_REASON, _location(frame), declared=False)
             return func(*args, **kwargs)
         if info.data_reason is not None:
             if self._needs_data(args, kwargs):

@@ -100,9 +100,9 @@ def _copy(ctx, grads, needs):
     g_src = None
     if needs[1]:
         src = ctx.src
-        g_src = g
-        if g._dtype is not src._dtype or g._device != src._device:  # grad.to(src.options())
-            g_src = aten._to_copy.default(g, dtype=src._dtype, layout=strided, device=src._device)
+        # grad.to(src.options()): always called (to.dtype_layout is CompositeImplicit and returns grad itself when
+        # nothing changes, so only a pre-dispatch trace records it); R -> C's at::real is not handled
+        g_src = aten.to.dtype_layout(g, dtype=src._dtype, layout=strided, device=src._device)
     return (g_self, g_src)
 
 

@@ -483,12 +483,7 @@ def _masked_scatter_backward(ctx, grads, needs):
 
 @derivative("gather", "GatherBackward0", ("self",), save_inputs=("self", "dim", "index", "sparse_grad"))
 def _gather(ctx, grads, needs):
-    """``gather_backward``: the gradients added into zeros shaped like self at the gathered positions."""
-    g, index = grads[0], ctx.index
-    zeros = aten.new_zeros.default(g, list(ctx.self._shape))
-    if _subclass_like(index, g):
-        return (aten.scatter_add.default(zeros, ctx.dim, index, g),)
-    return (aten.scatter_add_.default(zeros, ctx.dim, index, g),)
+    return (aten.gather_backward.default(grads[0], ctx.self, ctx.dim, ctx.index, ctx.sparse_grad),)
 
 
 @derivative("scatter.src", "ScatterBackward0", ("self", "src"), save_inputs=("dim", "index"))

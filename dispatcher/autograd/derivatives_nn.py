@@ -6,12 +6,11 @@ helpers of torch/csrc/autograd/FunctionsManual.cpp they call (``cat_tensors_back
 ``index_backward``, ``layer_norm_double_backward``, ...). Same conventions as
 derivatives.py: every formula is written with aten ops, and calls the ops PyTorch's
 formula calls, in the same order, with the same arguments. Where the C++ calls a
-CompositeImplicitAutograd helper that is not in the listing (``narrow``, ``type_as``,
-``index_select_backward``), the formula calls what that helper decomposes to.
+CompositeImplicitAutograd helper that is not in the listing (``narrow``, ``type_as``), the formula calls what that
+helper decomposes to.
 
 Some C++ helpers take a different path when a tensor is "subclass-like", which
 includes any call made while a dispatch mode is active (``at::isTensorSubclassLike``):
-``index_select_backward`` then uses ``index_add`` instead of ``index_add_``,
 ``index_backward`` ``index_put`` instead of ``_index_put_impl_``. The formulas
 here ask the same question (``decompositions.is_tensor_subclass_like``).
 
@@ -561,12 +560,7 @@ def _int64() -> Any:
 
 @derivative("index_select", "IndexSelectBackward0", ("self",), save_inputs=("dim", "index"), save_meta=("self",))
 def _index_select(ctx, grads, needs):
-    # index_select_backward (CompositeImplicitAutograd in PyTorch, not listed here): what it decomposes to
-    grad, index = grads[0], ctx.index
-    zeros = aten.new_zeros.default(grad, list(ctx.self._shape), **_options(grad))
-    if _subclass_like(index):
-        return (aten.index_add.default(zeros, ctx.dim, index, grad),)
-    return (aten.index_add_.default(zeros, ctx.dim, index, grad),)
+    return (aten.index_select_backward.default(grads[0], list(ctx.self._shape), ctx.dim, ctx.index),)
 
 
 @derivative("index.Tensor", "IndexBackward0", ("self",), save_inputs=("indices",), save_meta=("self",))

@@ -183,7 +183,8 @@ def _storage_unique(t: Any) -> bool:
         return True
     data = t._data
     own = 1 if data is not None and (data is flat or data.base is flat) else 0
-    return sys.getrefcount(flat) <= 2 + own  # t's slot, getrefcount's argument, t's own array over it
+    # references: t's slot, the local name, getrefcount's argument, and t's own array over it
+    return sys.getrefcount(flat) <= 3 + own
 
 
 def run_backward(

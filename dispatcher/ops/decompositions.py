@@ -576,6 +576,29 @@ def embedding_backward(grad: Tensor, indices: Tensor, num_weights: int, padding_
     return _op("embedding_dense_backward")(grad, indices, num_weights, padding_idx, scale_grad_by_freq)
 
 
+@impl("gather_backward", "CompositeImplicitAutograd")
+def gather_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor, sparse_grad: bool) -> Tensor:
+    """gather's gradient: ``grad`` scattered (added) into zeros shaped like ``self`` at the gathered positions;
+    out of place when ``index`` or ``grad`` is subclass-like (TensorAdvancedIndexing.cpp)."""
+    if sparse_grad:
+        raise NotImplementedError("gather_backward with sparse_grad=True (sparse gradients) is not supported")
+    result = _op("new_zeros")(grad, list(self.shape))
+    if is_tensor_subclass_like(index) or is_tensor_subclass_like(grad):
+        return _op("scatter_add")(result, dim, index, grad)
+    _op("scatter_add_")(result, dim, index, grad)
+    return result
+
+
+@impl("index_select_backward", "CompositeImplicitAutograd")
+def index_select_backward(grad: Tensor, self_sizes: Any, dim: int, index: Tensor) -> Tensor:
+    """index_select's gradient: ``grad`` added into zeros of ``self_sizes`` along ``dim`` at ``index``; out of
+    place when ``index`` is subclass-like."""
+    zeros = _op("new_zeros")(grad, list(self_sizes), dtype=grad.dtype, layout=grad.layout, device=grad.device)
+    if is_tensor_subclass_like(index):
+        return _op("index_add")(zeros, dim, index, grad)
+    return _op("index_add_")(zeros, dim, index, grad)
+
+
 @impl("is_nonzero", "CompositeImplicitAutograd")
 def is_nonzero(self: Tensor) -> bool:
     n = self.numel()

@@ -371,6 +371,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("broadcast_tensors(Tensor[] tensors) -> Tensor[]", CIA, tags=()),
     OpDef("sum_to_size(Tensor self, SymInt[] size) -> Tensor", CIA, tags=()),
     OpDef("value_selecting_reduction_backward(Tensor grad, int dim, Tensor indices, SymInt[] sizes, bool keepdim) -> Tensor", CIA, tags=()),
+    OpDef("gather_backward(Tensor grad, Tensor self, int dim, Tensor index, bool sparse_grad) -> Tensor", CIA, tags=()),
+    OpDef("index_select_backward(Tensor grad, SymInt[] self_sizes, int dim, Tensor index) -> Tensor", CIA, tags=()),
     OpDef("to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", CIA, tags=()),
     # ops_a
     OpDef("square(Tensor self) -> Tensor", CIA, tags=('pointwise',)),
