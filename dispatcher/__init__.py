@@ -185,3 +185,9 @@ __all__ += ["TorchFunctionMode"]
 # --- end __torch_function__ ---
 
 from . import _C  # noqa: E402, F401  (torch._C's private names: _EnablePythonDispatcher, _set_grad_enabled, ...)
+
+# --- nn modules / optim exports (dispatcher/nn/module.py, dispatcher/optim/) ---
+__all__ += ["optim", "ScriptObject"]
+from . import optim  # noqa: E402
+from .script_object import ScriptObject  # noqa: E402
+# --- end nn modules / optim exports ---

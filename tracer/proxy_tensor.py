@@ -14,10 +14,11 @@ For each op (``proxy_call``): a ``decomposition_table`` entry runs instead (trac
 mode re-entered); post-dispatch, an op that still has a CIA kernel (autograd was skipped, e.g.
 inference_mode) is decomposed; otherwise a ``call_function`` node is emitted with tracked
 tensors replaced by their nodes (untracked ones become ``_tensor_constantN`` get_attr nodes,
-``lift_fresh`` is recorded as ``lift_fresh_copy``), the op runs for real on the underlying
-tensors and its outputs are tracked (a tuple / list output gets a ``getitem`` node per element).
-Every node gets ``meta["val"]`` (a FakeTensor with the value's metadata) and
-``meta["stack_trace"]`` (the user frames that issued the op).
+``_param_constantN`` for Parameters; ``lift_fresh`` is recorded as ``lift_fresh_copy``), the op
+runs for real on the underlying tensors and its outputs are tracked (a tuple / list output gets a
+``getitem`` node per element; an opaque ``ScriptObject`` output is tracked too). Every node gets
+``meta["val"]`` (a FakeTensor with the value's metadata) and ``meta["stack_trace"]`` (the user
+frames that issued the op).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ from dispatcher.modes.dispatch_mode import (
     no_dispatch,
 )
 from dispatcher.modes.weak import WeakIdKeyDictionary
+from dispatcher.nn.parameter import Parameter
+from dispatcher.script_object import ScriptObject
 from dispatcher.tensor import Tensor
 from dispatcher.tls import AutoDispatchBelowAutograd, EnablePreDispatch, EnablePythonDispatcher
 
@@ -122,6 +125,8 @@ class _Tracer:
         self.constants: dict[str, Any] = {}
         #: id(tensor) -> (tensor, attribute name): a constant used twice keeps its attribute
         self._constant_names: dict[int, tuple[Any, str]] = {}
+        #: attribute prefix -> the last number given to it
+        self._constant_counts: dict[str, int] = {}
         self.record_stack_traces = record_stack_traces
         self._fake_mode: Any = None
         #: ids of the code objects met by stack_trace, library's and user's (``_seen_code`` keeps them alive):
@@ -238,10 +243,13 @@ class _Tracer:
 
     # --- arguments -----------------------------------------------------------------------------
     def constant_node(self, t: Any) -> Node:
-        """A get_attr node reading ``t`` as a module attribute ``_tensor_constantN``."""
+        """A get_attr node reading ``t`` as a module attribute ``_tensor_constantN`` (``_param_constantN`` for an
+        ``nn.Parameter``: PyTorch numbers the two kinds separately)."""
         entry = self._constant_names.get(id(t))
         if entry is None or entry[0] is not t:
-            name = f"_tensor_constant{len(self._constant_names)}"
+            prefix = "_param_constant" if isinstance(t, Parameter) else "_tensor_constant"
+            count = self._constant_counts[prefix] = self._constant_counts.get(prefix, -1) + 1
+            name = f"{prefix}{count}"
             self._constant_names[id(t)] = (t, name)
             self.constants[name] = t
         else:
@@ -260,7 +268,8 @@ class _Tracer:
         """Replace tensors (inside lists / tuples / dicts too) by their nodes."""
         if isinstance(a, Tensor):
             node = self.tensor_tracker.get(a)
-            if node is None and self.alias_index is not None:
+            # (a Parameter is module state, read by get_attr: never an alias autograd unpacked from a saved tensor)
+            if node is None and self.alias_index is not None and not isinstance(a, Parameter):
                 node = self._alias_of(a)
                 if node is None and self.saved_inside is not None:
                     node = self.saved_inside.node_for(a)
@@ -269,6 +278,8 @@ class _Tracer:
             return type(a)([e if e.__class__ in _ATOMS else self.to_arg(e) for e in a])
         if isinstance(a, dict):
             return {k: self.to_arg(v) for k, v in a.items()}
+        if isinstance(a, ScriptObject):  # an opaque object an earlier op returned (torch's fetch_object_proxy)
+            return self.tensor_tracker.get(a, a)
         return a
 
     def _alias_of(self, t: Any) -> Node | None:
@@ -289,6 +300,8 @@ class _Tracer:
             if self.alias_index is not None:
                 counter = out._version_counter  # held, so that its id is not reused while the entry lives
                 self.alias_index[_alias_key(out)] = (counter, counter.version, node)
+        elif isinstance(out, ScriptObject):
+            self.tensor_tracker[out] = node
         elif isinstance(out, (tuple, list)):
             trace = node.meta.get("stack_trace")
             for i, e in enumerate(out):

@@ -1,8 +1,12 @@
-"""``dispatcher.nn``: the neural-network function namespace (``dispatcher.nn.functional``).
+"""``dispatcher.nn``: ``Module``, ``Parameter``, the layers, ``init`` and ``functional``.
 
-Corresponds to torch/nn/__init__.py; only ``functional`` exists here (no Module classes).
+Corresponds to torch/nn/__init__.py.
 """
 
-from . import functional
+from . import functional, init
+from .module import Module
+from .modules import *  # noqa: F403
+from .modules import __all__ as _modules_all
+from .parameter import Buffer, Parameter
 
-__all__ = ["functional"]
+__all__ = ["Buffer", "Module", "Parameter", "functional", "init", *_modules_all]

@@ -1,0 +1,60 @@
+"""``nn.Identity`` and ``nn.Linear`` (torch/nn/modules/linear.py)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ...tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..module import Module
+from ..parameter import Parameter
+
+__all__ = ["Identity", "Linear"]
+
+
+def _empty(*size: int, device: Any = None, dtype: Any = None) -> Tensor:
+    from ...functional import empty
+
+    return empty(*size, device=device, dtype=dtype)
+
+
+class Identity(Module):
+    """Returns its input (any constructor arguments are ignored)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``; weight (out_features, in_features), He-uniform initialised like PyTorch."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_empty(out_features, in_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # kaiming_uniform_(a=sqrt(5)) is U(-1/sqrt(fan_in), 1/sqrt(fan_in)), the bias uses the same bound
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

@@ -1,0 +1,98 @@
+"""``optim.SGD``: stochastic gradient descent with momentum, dampening, weight decay, Nesterov, maximize.
+
+Corresponds to torch/optim/sgd.py, the single-tensor implementation (``foreach=False``, what
+PyTorch picks for CPU tensors), op for op: ``grad.add(param, alpha=wd)``, the first momentum
+buffer ``grad.detach().clone()``, later ``buf.mul_(momentum).add_(grad, alpha=1 - dampening)``,
+``param.add_(grad, alpha=-lr)``; so a traced step gives PyTorch's graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..autograd.grad_mode import enable_grad
+from ..tensor import Tensor
+from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
+
+__all__ = ["SGD", "sgd"]
+
+
+class SGD(Optimizer):
+    def __init__(self, params: Any, lr: float | Tensor = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float | Tensor = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+                    "nesterov": nesterov, "maximize": maximize, "foreach": foreach, "differentiable": differentiable,
+                    "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        if foreach or fused:
+            raise NotImplementedError("SGD: only the single-tensor implementation (foreach=False, the CPU "
+                                      "default) is supported by dispatchkit")
+        super().__init__(params, defaults)
+
+    def _init_group(self, group: dict[str, Any], params: list[Tensor], grads: list[Tensor],
+                    momentum_buffer_list: list[Tensor | None]) -> bool:
+        has_sparse_grad = False
+        for p in group["params"]:
+            if p.grad is not None:
+                params.append(p)
+                grads.append(p.grad)
+                if group["momentum"] != 0:
+                    momentum_buffer_list.append(self.state[p].get("momentum_buffer"))
+        return has_sparse_grad
+
+    @_use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; ``closure`` re-evaluates the loss first."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params: list[Tensor] = []
+            grads: list[Tensor] = []
+            momentum_buffer_list: list[Tensor | None] = []
+            has_sparse_grad = self._init_group(group, params, grads, momentum_buffer_list)
+            sgd(params, grads, momentum_buffer_list, weight_decay=group["weight_decay"], momentum=group["momentum"],
+                lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"],
+                has_sparse_grad=has_sparse_grad)
+            if group["momentum"] != 0:
+                for p, momentum_buffer in zip(params, momentum_buffer_list, strict=True):
+                    self.state[p]["momentum_buffer"] = momentum_buffer
+        return loss
+
+
+def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list[Tensor | None], *,
+        weight_decay: float, momentum: float, lr: float, dampening: float, nesterov: bool, maximize: bool,
+        has_sparse_grad: bool = False) -> None:
+    """The functional SGD update (``torch.optim.sgd.sgd`` with ``foreach=False``), in place on ``params``."""
+    lr = _to_scalar(lr)
+    for i, param in enumerate(params):
+        grad = d_p_list[i] if not maximize else -d_p_list[i]
+        if weight_decay != 0:
+            if isinstance(weight_decay, Tensor) and weight_decay.requires_grad:
+                grad = grad.addcmul_(param.clone(), weight_decay)
+            else:
+                grad = grad.add(param, alpha=weight_decay)
+        if momentum != 0:
+            buf = momentum_buffer_list[i]
+            if buf is None:
+                buf = grad.detach().clone()
+                momentum_buffer_list[i] = buf
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+            grad = grad.add(buf, alpha=momentum) if nesterov else buf
+        if isinstance(lr, Tensor) and lr.requires_grad:
+            param.addcmul_(grad, lr, value=-1)
+        else:
+            param.add_(grad, alpha=-lr)
