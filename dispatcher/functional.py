@@ -473,10 +473,25 @@ def is_tensor(obj: Any) -> bool:
 
 
 # --- the functions of the later op batches (functional_more_*.py), re-exported here ---
-from . import functional_more_a, functional_more_b, functional_more_c  # noqa: E402
+from . import functional_more_a, functional_more_b, functional_more_c, functional_pw  # noqa: E402
 
-for _more in (functional_more_a, functional_more_b, functional_more_c,):
+# (functional_pw: the pw batch, bitwise ops, floor_divide, more math; its bitwise_and takes numbers too)
+
+for _more in (functional_more_a, functional_more_b, functional_more_c, functional_pw,):
     for _name in _more.__all__:
         globals()[_name] = getattr(_more, _name)
-    __all__ += _more.__all__
+    __all__ += [_n for _n in _more.__all__ if _n not in __all__]
 del _more, _name
+
+from . import functional_attn  # noqa: E402  (attn batch: einsum, lerp)
+
+for _name in functional_attn.__all__:
+    globals()[_name] = getattr(functional_attn, _name)
+__all__ += functional_attn.__all__
+# --- conv batch (functional_conv.py): conv1d / conv2d, pooling, batch / instance / group norm ---
+from . import functional_conv  # noqa: E402
+
+for _name in functional_conv.__all__:
+    globals()[_name] = getattr(functional_conv, _name)
+__all__ += functional_conv.__all__
+del _name

@@ -271,9 +271,9 @@ class _OpNamespace:
         self.__name__ = f"dispatcher.ops.{name}"
 
     def __getattr__(self, op_name: str) -> OpOverloadPacket:
-        if op_name.startswith("__"):
-            raise AttributeError(op_name)
         packet = REGISTRY.packets.get(f"{self.name}::{op_name}")
+        if op_name.startswith("__") and packet is None:  # Python's protocol probes; aten has __lshift__ & co.
+            raise AttributeError(op_name)
         if packet is None or not packet.overloads():
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
         self.__dict__[op_name] = packet  # cached: later lookups are plain attribute hits

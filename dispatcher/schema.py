@@ -70,6 +70,7 @@ __all__ = [
     "UnionType",
     "VarType",
     "parse_schema",
+    "UNDEFINED_TENSOR",
 ]
 
 
@@ -1508,6 +1509,29 @@ def _is_none(v: Any) -> bool:
     return v is None
 
 
+class _UndefinedTensor:
+    """An undefined ``at::Tensor`` passed to a ``Tensor?`` argument (keyword-only or positional).
+
+    C++ code that unpacks a saved optional tensor (a generated backward passing ``attn_mask``) boxes an undefined
+    tensor, not ``None``: the argument reaches ``__torch_dispatch__`` (and graphs) as ``attn_mask=None`` instead of
+    being left out like a default. Passing this marker reproduces that: ``bind`` keeps the argument, as ``None``
+    (a positional one with the positional values before it, defaults or not).
+    """
+
+    _instance: _UndefinedTensor | None = None
+
+    def __new__(cls) -> _UndefinedTensor:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNDEFINED_TENSOR"
+
+
+UNDEFINED_TENSOR = _UndefinedTensor()
+
+
 def _default_matcher(arg: Argument) -> Callable[[Any], bool]:
     """A predicate telling whether a bound value equals the argument's default (so that the
     value is left out of the normalized call), specialized for speed."""
@@ -1713,7 +1737,12 @@ class FunctionSchema:
             raise _Mismatch("too_many")
         converts = self._converts
         values = []
+        keep = 0  # positional values up to here are kept even when equal to their defaults (UNDEFINED_TENSOR)
         for i in range(min(n, n_pos)):
+            if args[i] is UNDEFINED_TENSOR:
+                values.append(None)
+                keep = i + 1
+                continue
             try:
                 values.append(converts[i](args[i]))
             except _Mismatch:
@@ -1728,10 +1757,14 @@ class FunctionSchema:
             name = names[i]
             if name in kwargs:
                 v = kwargs[name]
-                try:
-                    values.append(converts[i](v))
-                except _Mismatch:
-                    raise _Mismatch("type", i, v) from None
+                if v is UNDEFINED_TENSOR:
+                    values.append(None)
+                    keep = i + 1
+                else:
+                    try:
+                        values.append(converts[i](v))
+                    except _Mismatch:
+                        raise _Mismatch("type", i, v) from None
                 consumed += 1
             elif self._has_default[i]:
                 values.append(defaults[i])
@@ -1744,6 +1777,10 @@ class FunctionSchema:
             name = names[i]
             if name in kwargs:
                 v = kwargs[name]
+                if v is UNDEFINED_TENSOR:  # kept, as None (see UNDEFINED_TENSOR)
+                    out_kwargs[name] = None
+                    consumed += 1
+                    continue
                 try:
                     v = converts[i](v)
                 except _Mismatch:
@@ -1757,7 +1794,7 @@ class FunctionSchema:
             raise _Mismatch("kwargs")
         end = n_pos
         n_required = self._n_required
-        while end > n_required and same[end - 1](values[end - 1]):
+        while end > n_required and end > keep and same[end - 1](values[end - 1]):
             end -= 1
         if defaulted:
             # Kernels may mutate what they receive: never hand out the schema's own lists.

@@ -813,6 +813,12 @@ def install() -> None:
     from . import functional_more_c  # ops_c batch: diagonal, movedim, unflatten, tensor_split, ...
 
     functional_more_c.install(T)
+    from . import functional_attn  # attn batch: lerp, lerp_
+
+    functional_attn.install(T)
+    from . import functional_pw  # pw batch: bitwise operators and methods, //, floor_divide, more math
+
+    functional_pw.install(T)
     T.retains_grad = property(_retains_grad)
     T.T = property(_T)
     T.mT = property(_mT)

@@ -1202,7 +1202,416 @@ def _table_more_c() -> list[OpInfo]:
     ]
 
 
-OPS: dict[str, OpInfo] = {info.name: info for info in _table() + _table_more_a() + _table_more_b() + _table_more_c()}
+
+def _table_attn() -> list[OpInfo]:
+    """Samples of the attn batch (attention, einsum, one_hot, lerp, products). The fused attention kernels' masks
+    are keyword-only tensors, which samples do not take: tests/test_ops_attn.py runs them against torch."""
+    q, k, v = T((2, 3, 4, 8)), T((2, 3, 5, 8)), T((2, 3, 5, 8))
+    q3, k3, v3 = T((3, 4, 8)), T((3, 5, 8)), T((3, 5, 8))
+    qd, kd, vd = T((1, 2, 3, 4), D), T((1, 2, 5, 4), D), T((1, 2, 5, 4), D)
+    return [
+        OpInfo("scaled_dot_product_attention", [
+            S(q, k, v), S(q, k, v, T((4, 5))), S(q, k, v, T((4, 5), B, kind="zeros_some")), S(q, k, v, None, 0.0, True),
+            S(q3, k3, v3), S(q3, k3, v3, T((4, 5), B, kind="zeros_some")), S(qd, kd, vd, scale=0.3),
+            S(q3, k3, v3, None, 0.0, True, scale=-0.5), S(q, T((2, 1, 5, 8)), T((2, 1, 5, 8)), enable_gqa=True),
+        ], [S(q, T((2, 3, 5, 8), D), v), S(T((8,)), k, v), S(q, k, v, T((4, 5), L)), S(q3, k3, v3, T((4, 5)), 0.0, True),
+            S(q, k, v, None, 1.5)]),
+        OpInfo("_scaled_dot_product_attention_math", [
+            S(q3, k3, v3), S(q, k, v, T((4, 5))), S(q3, k3, v3, None, 0.0, True), S(qd, kd, vd, scale=2.0),
+        ], [S(q3, k3, v3, T((4, 5)), 0.0, True)]),
+        OpInfo("_scaled_dot_product_flash_attention_for_cpu", [
+            S(q, k, v), S(q, k, v, 0.0, True, scale=0.3), S(qd, kd, vd),
+        ], [S(q3, k3, v3), S(q, k, v, 0.1), S(T((2, 3, 4, 8), L), T((2, 3, 5, 8), L), T((2, 3, 5, 8), L))]),
+        OpInfo("_scaled_dot_product_flash_attention_for_cpu_backward", [
+            S(q, q, k, v, q, T((2, 3, 4)), 0.0, False), S(q, q, k, v, q, T((2, 3, 4)), 0.0, True, scale=0.5),
+            S(qd, qd, kd, vd, qd, T((1, 2, 3), D), 0.0, False),
+        ]),
+        OpInfo("_safe_softmax", [S(T((3, 4)), 1), S(T((2, 3, 4)), -1), S(T((3, 4), D, "transposed"), 0),
+                                 S(T((3, 4)), 1, DT(D)), S(T(()), 0)], [S(T((3, 4)), 2)]),
+        OpInfo("einsum", [
+            S("ij,jk->ik", [T((3, 4)), T((4, 5))]), S("ii->i", [T((3, 3))]), S("bij,bjk", [T((2, 3, 4)), T((2, 4, 5))]),
+            S("i,i->", [T((4,)), T((4,))]), S("...ij->...ji", [T((2, 3, 4))]), S("ij,ij->ij", [T((3, 4), D), T((3, 4), D)]),
+            S("ij,jk,kl->il", [T((2, 3)), T((3, 4)), T((4, 5))]), S("bi,bj->bij", [T((2, 3)), T((2, 4))]),
+        ], [S("ij->k", [T((3, 4))]), S("ij,jk->ik", [T((3, 4))]), S("ij->ij", [T((3,))]), S("ij", []),
+            S("i3", [T((3, 4))])]),
+        OpInfo("one_hot", [S(T((4,), L, kind=("index", 5)), 5), S(T((2, 3), L, kind=("index", 3)), 4),
+                           S(T((0,), L), 3)],
+               [S(T((3,)), 3), S(T((6,), L, kind=("unique_index", 6)), 2), S(T((0,), L))]),
+        OpInfo("lerp.Scalar", [S(T((3, 4)), T((3, 4)), 0.3), S(T((3, 4), D), T((4,), D), 0.7),
+                               S(T((5,), H), T((5,), H), 0.25),
+                               S(T(()), T((2,)), -1.5)],
+               [S(T((3, 4)), T((3, 4), D), 0.5), S(T((3, 4), L), T((3, 4), L), 2), S(T((3, 4)), T((2, 4)), 0.5)]),
+        OpInfo("lerp.Tensor", [S(T((3, 4)), T((3, 4)), T((4,))), S(T((3, 4), D), T((4,), D), T((3, 1), D)),
+                               S(T((3, 4)), T((3, 4)), T(()))],
+               [S(T((3, 4)), T((3, 4)), T((4,), D)), S(T((3, 4), L), T((3, 4), L), T((3, 4), L))]),
+        OpInfo("lerp_.Scalar", [S(T((3, 4)), T((3, 4)), 0.3), S(T((3, 4), D, "transposed"), T((4,), D), 0.7)],
+               [S(T((1, 4)), T((3, 4)), 0.5), S(T((3, 4)), T((3, 4), D), 0.5)]),
+        OpInfo("lerp_.Tensor", [S(T((3, 4)), T((3, 4)), T((4,))), S(T((3, 4), D), T((4,), D), T((3, 1), D))],
+               [S(T((1, 4)), T((3, 4)), T((3, 4)))]),
+        OpInfo("addmv", [S(T((3,)), T((3, 4)), T((4,))), S(T((1,)), T((3, 4), D, "transposed"), T((4,), D), beta=0.5, alpha=2),
+                         S(T(()), T((3, 4)), T((4,)), beta=0), S(T((3,), L), T((3, 4), L), T((4,), L), alpha=2),
+                         S(T((3,)), T((3, 0)), T((0,)))],
+               [S(T((3,)), T((3, 4)), T((5,))), S(T((3,)), T((3, 4, 1)), T((4,))), S(T((2,)), T((3, 4)), T((4,))),
+                S(T((3,)), T((3, 4)), T((4,), D))]),
+        OpInfo("addr", [S(T((3, 4)), T((3,)), T((4,))), S(T((4,)), T((3,)), T((4,)), beta=0.5, alpha=2),
+                        S(T((3, 4), D, "transposed"), T((3,), D), T((4,), D)), S(T((3, 4)), T((3,)), T((4,), D), beta=0),
+                        S(T((3, 4), L), T((3,), L), T((4,), L), alpha=3)],
+               [S(T((3, 4)), T((3, 1)), T((4,))), S(T((2, 4)), T((3,)), T((4,))), S(T((3, 4)), T((3,)), T((4,)), beta=True)]),
+        OpInfo("addbmm", [S(T((3, 5)), T((2, 3, 4)), T((2, 4, 5))), S(T((5,)), T((2, 3, 4)), T((2, 4, 5)), beta=0.5, alpha=2),
+                          S(T((3, 5), D, "transposed"), T((2, 3, 4), D), T((2, 4, 5), D), beta=0)],
+               [S(T((3, 5)), T((2, 3, 4)), T((2, 5, 5))), S(T((3, 5)), T((2, 3, 4)), T((3, 4, 5))),
+                S(T((2, 5)), T((2, 3, 4)), T((2, 4, 5))), S(T((3, 5)), T((2, 3, 4)), T((2, 4, 5), D))]),
+        OpInfo("vdot", [S(T((3,)), T((3,))), S(T((4,), D), T((4,), D)), S(T((0,)), T((0,)))],
+               [S(T((3,)), T((4,))), S(T((3, 1)), T((3,))), S(T((3,)), T((3,), D))]),
+        OpInfo("kron", [S(T((2, 3)), T((4, 5))), S(T((2,)), T((3, 2))), S(T((2, 3), D, "transposed"), T((2,), D)),
+                        S(T(()), T((3,)))]),
+        OpInfo("tensordot", [S(T((2, 3, 4)), T((3, 4, 5)), [1, 2], [0, 1]), S(T((2, 3)), T((3, 4)), [-1], [0]),
+                             S(T((2, 1, 4)), T((3, 4, 5)), [1, 2], [0, 1]), S(T((2, 3)), T((4, 5)), [], []),
+                             S(T((2, 3)), T((3, 2), F, "transposed"), [0, 1], [1, 0])],
+                  [S(T((2, 3)), T((4, 5)), [1], [0]), S(T((2, 3)), T((3, 5)), [1], [0, 1]), S(T((2, 3)), T((3, 5), D), [1], [0])]),
+    ]
+
+
+
+def _table_conv() -> list[OpInfo]:
+    """Samples of the conv batch (dispatcher/ops/conv.py, pooling.py, batch_norm.py)."""
+    x4, w4, b4 = T((2, 3, 5, 5)), T((4, 3, 3, 3)), T((4,))
+    xg, wg = T((1, 4, 6, 5), D), T((6, 2, 3, 2), D)
+    x3, w3 = T((2, 2, 7)), T((3, 2, 3))
+    conv_bad = [S(x4, T((4, 3, 3)), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
+                S(x4, T((4, 2, 3, 3)), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
+                S(x4, T((4, 1, 3, 3)), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 3),
+                S(T((2, 3, 2, 5)), w4, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
+                S(x4, w4, None, [0, 1], [0, 0], [1, 1], False, [0, 0], 1),
+                S(x4, w4, None, [1, 1], [-1, 0], [1, 1], False, [0, 0], 1),
+                S(x4, w4, None, [1, 1, 1], [0, 0], [1, 1], False, [0, 0], 1),
+                S(x4, w4, T((3,)), [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
+                S(x4, T((4, 3, 3, 3), D), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)]
+    bn_x, bn_c = T((3, 4, 2, 2)), T((4,))
+    bn_var = T((4,), kind="positive")
+    gn_x = T((2, 4, 3, 3))
+    return [
+        OpInfo("convolution", [
+            S(x4, w4, b4, [1, 1], [1, 1], [1, 1], False, [0, 0], 1),
+            S(xg, wg, None, [2, 1], [0, 1], [1, 2], False, [0, 0], 2),
+            S(x3, w3, None, [2], [1], [1], False, [0], 1),
+            S(T((2, 3, 5, 5), F, "transposed"), w4, b4, [1], [0], [1], False, [0], 1),
+            S(T((1, 2, 4, 4), L), T((3, 2, 2, 2), L), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
+        ], conv_bad),
+        OpInfo("convolution_backward", [
+            S(T((2, 4, 5, 5)), x4, w4, [4], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True]),
+            S(T((1, 6, 2, 5), D), xg, wg, [6], [2, 1], [0, 1], [1, 2], False, [0, 0], 2, [True, False, True]),
+            S(T((2, 3, 4)), x3, w3, [0], [2], [1], [1], False, [0], 1, [False, True, False]),
+        ]),
+        OpInfo("conv2d", [S(x4, w4, b4, [1, 1], [1, 1]), S(T((3, 5, 5)), w4), S(T((1, 4, 6, 5)), T((6, 2, 3, 2)),
+                                                                                 None, [2, 1], [0, 1], [1, 2], 2)],
+               [S(T((5, 5)), w4), S(x4, w4, T((4,), D)), S(x4, T((4, 3, 3)))]),
+        OpInfo("conv1d", [S(x3, w3, T((3,)), [2], [1]), S(T((2, 7)), w3), S(x3, w3, None, [1], [2], [2])],
+               [S(x4, w3)]),
+        OpInfo("conv2d.padding", [S(x4, w4, None, [1, 1], "same"), S(x4, w4, b4, [1, 1], "valid"),
+                                  S(T((1, 3, 6, 6)), T((2, 3, 4, 2)), T((2,)), [1, 1], "same", [1, 2]),
+                                  S(T((3, 5, 5)), w4, None, [1, 1], "same")],
+               [S(x4, w4, None, [1, 1], "foo"), S(x4, w4, None, [2, 2], "same"), S(T((5, 5)), w4)]),
+        OpInfo("conv1d.padding", [S(x3, w3, None, [1], "same", [2]), S(x3, w3, T((3,)), [1], "valid")],
+               [S(x3, w3, None, [2], "same")]),
+        OpInfo("max_pool2d_with_indices", [
+            S(T((2, 3, 6, 5)), [2, 2]), S(T((1, 2, 7, 7), D), [3, 3], [2, 2], [1, 1], [1, 1], True),
+            S(T((3, 5, 6)), [2, 3], [1, 1], [0, 1], [2, 1]), S(T((2, 2, 4, 4), L), [2, 2]),
+            S(T((2, 3, 6, 5), F, "transposed"), [2, 2]), S(T((1, 2, 4, 4), kind="zeros_some"), 2),
+        ], [S(T((5, 5)), [2, 2]), S(T((1, 2, 4, 4)), [2, 2], [0, 0]), S(T((1, 2, 4, 4)), [2, 2, 2]),
+            S(T((1, 2, 4, 4)), [2, 2], [], [2, 2]), S(T((1, 2, 2, 2)), [3, 3]), S(T((1, 2, 4, 4)), [2, 2], [], 0, 0)]),
+        OpInfo("max_pool2d_with_indices_backward", [
+            S(T((2, 3, 3, 2)), T((2, 3, 6, 5)), [2, 2], [], [0, 0], [1, 1], False, T((2, 3, 3, 2), L, kind=("index", 30))),
+            S(T((1, 2, 4, 4), D), T((1, 2, 7, 7), D), [3, 3], [2, 2], [1, 1], [1, 1], True,
+              T((1, 2, 4, 4), L, kind=("index", 49))),
+        ], [S(T((2, 3, 2, 2)), T((2, 3, 6, 5)), [2, 2], [], [0, 0], [1, 1], False, T((2, 3, 2, 2), L))]),
+        OpInfo("max_pool2d", [S(T((2, 3, 6, 5)), [2, 2]), S(T((1, 2, 7, 7)), [3, 3], [2, 2], [1, 1], [1, 1], True)],
+               [S(T((5, 5)), [2, 2])]),
+        OpInfo("max_pool1d_with_indices", [S(T((2, 3, 9)), [3], [2], [1]), S(T((3, 8)), [2])],
+               [S(T((3,)), [2]), S(T((2, 3, 9)), [0])]),
+        OpInfo("max_pool1d", [S(T((2, 3, 9)), [3], [2], [1]), S(T((3, 8)), [2], [], [0], [2], True)],
+               [S(T((3,)), [2])]),
+        OpInfo("avg_pool2d", [
+            S(T((2, 3, 6, 5)), [2, 2]), S(T((1, 2, 7, 7), D), [3, 3], [2, 2], [1, 1], True, False),
+            S(T((1, 2, 7, 7)), [3, 3], [2, 2], [1, 1], False, True, 5), S(T((3, 5, 6)), [2, 3]),
+            S(T((1, 2, 4, 4), L), [2, 2]), S(T((2, 3, 6, 5), F, "transposed"), 3, 1, 1),
+        ], [S(T((1, 2, 4, 4)), [2, 2], [], [0, 0], False, True, 0), S(T((5, 5)), [2, 2]),
+            S(T((1, 2, 2, 2)), [3, 3])]),
+        OpInfo("avg_pool2d_backward", [
+            S(T((2, 3, 3, 2)), T((2, 3, 6, 5)), [2, 2], [], [0, 0], False, True, None),
+            S(T((1, 2, 4, 4), D), T((1, 2, 7, 7), D), [3, 3], [2, 2], [1, 1], True, False, None),
+            S(T((1, 2, 4, 4)), T((1, 2, 7, 7)), [3, 3], [2, 2], [1, 1], False, True, 5),
+        ], [S(T((1, 2, 3, 3)), T((1, 2, 7, 7)), [3, 3], [2, 2], [1, 1], False, True, 5), S(T((2, 3, 2, 2)), T((2, 3, 6, 5)), [2, 2], [], [0, 0], False, True, None)]),
+        OpInfo("avg_pool1d", [S(T((2, 3, 9)), [3], [2], [1]), S(T((3, 8)), [2], [], [0], True, False)],
+               [S(T((2, 3, 4, 4)), [2])]),
+        OpInfo("_adaptive_avg_pool2d", [S(T((2, 3, 7, 6)), [3, 4]), S(T((3, 5, 5), D), [2, 2]),
+                                        S(T((1, 2, 4, 4)), [1, 1]), S(T((1, 2, 4, 4)), [6, 5])],
+               [S(T((5, 5)), [2, 2]), S(T((1, 2, 4, 4), L), [2, 2]), S(T((1, 2, 0, 4)), [2, 2])]),
+        OpInfo("_adaptive_avg_pool2d_backward", [S(T((2, 3, 3, 4)), T((2, 3, 7, 6))),
+                                                 S(T((2, 6, 5), D), T((2, 3, 4), D))],
+               [S(T((3, 4)), T((2, 3, 7, 6)))]),
+        OpInfo("adaptive_avg_pool2d", [S(T((2, 3, 7, 6)), [1, 1]), S(T((2, 3, 7, 6)), [3, 4]), S(T((3, 5, 5)), [2, 2])],
+               [S(T((2, 3, 7, 6)), [1, 2, 3])]),
+        OpInfo("adaptive_avg_pool1d", [S(T((2, 3, 9)), [4]), S(T((3, 9)), [1])], [S(T((9,)), [2])]),
+        OpInfo("native_batch_norm", [
+            S(bn_x, bn_c, bn_c, bn_c, bn_var, True, 0.1, 1e-5), S(bn_x, bn_c, bn_c, bn_c, bn_var, False, 0.1, 1e-5),
+            S(T((3, 4, 5), D), None, None, None, None, True, 0.2, 1e-3), S(T((5, 4)), None, T((4,)), None, None, True, 0.1, 1e-5),
+        ], [S(T((3, 4), L), None, None, None, None, True, 0.1, 1e-5)]),
+        OpInfo("native_batch_norm_backward", [
+            S(bn_x, bn_x, bn_c, bn_c, bn_var, bn_c, bn_var, True, 1e-5, [True, True, True]),
+            S(bn_x, bn_x, bn_c, bn_c, bn_var, None, None, False, 1e-5, [True, True, True]),
+            S(T((3, 4, 5), D), T((3, 4, 5), D), None, None, None, T((4,), D), T((4,), D, kind="positive"), True, 1e-5,
+              [True, False, False]),
+        ]),
+        OpInfo("batch_norm", [S(bn_x, bn_c, bn_c, bn_c, bn_var, True, 0.1, 1e-5, True),
+                              S(bn_x, None, bn_c, bn_c, bn_var, False, 0.1, 1e-5, True),
+                              S(T((0, 4, 2)), bn_c, bn_c, None, None, True, 0.1, 1e-5, True)],
+               [S(bn_x, None, None, T((3,)), T((3,)), True, 0.1, 1e-5, True),
+                S(bn_x, None, None, None, None, False, 0.1, 1e-5, True),
+                S(bn_x, T((3,)), None, None, None, True, 0.1, 1e-5, True)]),
+        OpInfo("instance_norm", [S(T((2, 3, 4)), None, None, None, None, True, 0.1, 1e-5, True),
+                                 S(T((2, 3, 2, 2)), T((3,)), T((3,)), T((3,)), T((3,), kind="positive"), True, 0.1,
+                                   1e-5, True)],
+               [S(T((2, 3, 4)), None, None, None, None, False, 0.1, 1e-5, True)]),
+        OpInfo("native_group_norm", [S(gn_x, bn_c, bn_c, 2, 4, 9, 2, 1e-5), S(T((2, 4, 5), D), None, None, 2, 4, 5, 4, 1e-5)],
+               [S(gn_x, None, None, 2, 4, 9, 3, 1e-5), S(gn_x, T((3,)), None, 2, 4, 9, 2, 1e-5)]),
+        OpInfo("native_group_norm_backward", [
+            S(gn_x, gn_x, T((2, 2)), T((2, 2), kind="positive"), bn_c, 2, 4, 9, 2, [True, True, True]),
+            S(gn_x, gn_x, T((2, 4)), T((2, 4), kind="positive"), None, 2, 4, 9, 4, [True, False, False]),
+        ]),
+        OpInfo("group_norm", [S(gn_x, 2, bn_c, bn_c), S(T((2, 4, 5)), 1), S(gn_x, 4, None, None, 1e-3)],
+               [S(T((2, 3, 3, 3)), 2), S(gn_x, 2, T((3,))), S(T((4,)), 1)]),
+    ]
+
+
+
+def _table_pw() -> list[OpInfo]:
+    """Samples of the pw batch (dispatcher/ops/pointwise_pw.py): bitwise ops, shifts, floor_divide, more math."""
+    ints = [S(T((3, 4), L), T((3, 4), L)), S(T((3, 4), B), T((4,), B)), S(T((3, 4), "uint8"), T((3, 1), L)),
+            S(T((2, 3), "int8", "transposed"), T((2, 3), "int16")), S(T((0,), "int32"), T((0,), B)),
+            S(T((2, 3), "int32", "sliced"), T((), L))]
+    int_bad = [S(T((3,)), T((3,))), S(T((3,), L), T((4,), L)), S(T((3,), L), T((3,)))]
+    scalars = [S(T((3, 4), L), 3), S(T((3, 4), B), True), S(T((3, 4), B), 2), S(T((4, 3), "uint8", "transposed"), 7),
+               S(T((2, 3), "int8"), -1), S(T((0, 2), L), 1)]
+    scalar_bad = [S(T((3,)), 1), S(T((3,), L), 1.5)]
+    rscalars = [S(3, T((3, 4), L)), S(True, T((3,), B)), S(5, T((4, 3), "int16", "transposed"))]
+    inplace = [S(T((3, 4), L), T((3, 4), L)), S(T((3, 4), L), T((4,), "int32")), S(T((3, 4), B), T((3, 4), B)),
+               S(T((4, 3), "uint8", "transposed"), T((4, 3), "uint8"))]
+    inplace_bad = [S(T((3,), L), T((3,))), S(T((3,), B), T((3,), L)), S(T((3,), L), T((2, 3), L)), S(T((3,)), T((3,)))]
+    shift_amounts = ("index", 9)  # 0..8: in range and past the bit width of int8 / uint8
+    shifts = [S(T((3, 4), L), T((3, 4), L, kind=shift_amounts)), S(T((3, 4), "int8"), T((4,), "int8", kind=shift_amounts)),
+              S(T((3, 4), "uint8", "transposed"), T((3, 4), "uint8", kind=shift_amounts)),
+              S(T((2, 3), "int16"), T((2, 3), L, kind=shift_amounts)), S(T((0,), "int32"), T((0,), "int32"))]
+    shift_bad = [S(T((3,)), T((3,))), S(T((3,), B), T((3,), B)), S(T((3,), L), T((4,), L))]
+    shift_scalars = [S(T((3, 4), L), 3), S(T((3, 4), "int8"), 9), S(T((3, 4), "int8"), -1), S(T((4,), B), 1),
+                     S(T((4, 3), "uint8", "transposed"), 2), S(T((0,), L), 1)]
+    shift_inplace = [S(T((3, 4), L), T((3, 4), L, kind=shift_amounts)), S(T((3, 4), "int8"), T((4,), "int8", kind=shift_amounts))]
+    shift_inplace_scalars = [S(T((3, 4), L), 3), S(T((3, 4), "int16", "transposed"), 20)]
+    out: list[OpInfo] = []
+    for kind in ("or", "xor", "and"):
+        name = f"bitwise_{kind}"
+        if kind != "and":
+            out.append(OpInfo(f"{name}_.Tensor", inplace, inplace_bad))
+        if kind == "xor":
+            out.append(OpInfo(f"{name}.Tensor", ints, int_bad))
+        out += [OpInfo(f"{name}.Scalar", scalars, scalar_bad), OpInfo(f"{name}.Scalar_Tensor", rscalars, [S(1.5, T((3,), L))]),
+                OpInfo(f"{name}_.Scalar", [S(T((3, 4), L), 3), S(T((3,), B), True), S(T((4, 3), "int8", "transposed"), -2)],
+                       [S(T((3,), L), 1.5), S(T((3,), B), 2), S(T((3,)), 1)])]
+    out.append(OpInfo("bitwise_not_", [S(T((3, 4), L)), S(T((3,), B)), S(T((4, 3), "uint8", "transposed")),
+                                       S(T((), "int32"))], [S(T((3,)))]))
+    for side, dunder in (("left", "__lshift__"), ("right", "__rshift__")):
+        name = f"bitwise_{side}_shift"
+        out += [OpInfo(f"{name}.Tensor", shifts, shift_bad), OpInfo(f"{name}.Tensor_Scalar", shift_scalars, scalar_bad),
+                OpInfo(f"{name}.Scalar_Tensor", [S(3, T((3, 4), L, kind=shift_amounts)), S(-5, T((4,), "int8", kind=shift_amounts))],
+                       [S(1.5, T((3,), L)), S(1, T((3,)))]),
+                OpInfo(f"{name}_.Tensor", shift_inplace, [S(T((3,), L), T((3,))), S(T((3,), "int8"), T((3,), L))]),
+                OpInfo(f"{name}_.Tensor_Scalar", shift_inplace_scalars, [S(T((3,), L), 1.5)]),
+                OpInfo(f"{dunder}.Tensor", shifts, shift_bad), OpInfo(f"{dunder}.Scalar", shift_scalars, scalar_bad),
+                OpInfo(f"__i{dunder[2:]}.Tensor", shift_inplace, [S(T((3,), L), T((3,)))]),
+                OpInfo(f"__i{dunder[2:]}.Scalar", shift_inplace_scalars, [S(T((3,), L), 1.5)])]
+    out += [
+        OpInfo("logical_xor", binary(kind="zeros_some", scalar=None) + [S(T((3,), B), T((3,), B))], [S(T((2, 3)), T((4,)))]),
+        OpInfo("logical_xor_", [S(T((3, 4), kind="zeros_some"), T((3, 4), B)), S(T((3,), B), T((3,), L, kind="zeros_some")),
+                                S(T((4, 3), L, "transposed", "zeros_some"), T((3,), F, kind="zeros_some"))],
+               [S(T((3,)), T((2, 3)))]),
+        OpInfo("floor_divide", binary(kind="nonzero") + [S(T((3, 4)), 0.0), S(T((3, 4)), T((3, 4), kind="zeros_some"))],
+               [S(T((3,), B), T((3,), B)), S(T((3,), L), T((3,), L, kind=("index", 1))), S(T((2, 3)), T((4,)))]),
+        OpInfo("floor_divide.Scalar", [S(T((3, 4)), 1.5), S(T((3, 4), L), 3), S(T((3, 4), L), -2.5),
+                                       S(T((4, 3), D, "transposed"), -2), S(T((0, 2)), 2)],
+               [S(T((3,), L), 0), S(T((3,), B), True)]),
+        OpInfo("floor_divide_.Tensor", [S(T((3, 4)), T((3, 4), kind="nonzero")), S(T((3, 4), L), T((4,), L, kind="nonzero")),
+                                        S(T((4, 3), F, "transposed"), T((4, 3), D, kind="nonzero"))],
+               [S(T((3,), L), T((3,), kind="nonzero")), S(T((3,), B), T((3,), B)), S(T((3,)), T((2, 3)))]),
+        OpInfo("floor_divide_.Scalar", [S(T((3, 4)), 1.5), S(T((3, 4), L), -3)], [S(T((3,), L), 1.5), S(T((3,), L), 0)]),
+    ]
+    for name in ("fmod", "remainder"):
+        out += [OpInfo(f"{name}_.Tensor", [S(T((3, 4)), T((3, 4), kind="nonzero")), S(T((3, 4), L), T((4,), L, kind="nonzero")),
+                                           S(T((4, 3), D, "transposed"), T((4, 3), F, kind="nonzero"))],
+                       [S(T((3,), L), T((3,), kind="nonzero")), S(T((3,), B), T((3,), B)), S(T((3,)), T((2, 3), kind="nonzero"))]),
+                OpInfo(f"{name}_.Scalar", [S(T((3, 4)), 1.5), S(T((3, 4), L), 3), S(T((4, 3), D, "transposed"), -2)],
+                       [S(T((3,), L), 1.5), S(T((3,), L), 0)])]
+    for name, kind in (("tan", "normal"), ("asin", "unit"), ("acos", "unit"), ("atan", "normal"), ("log10", "positive"),
+                       ("exp2", "normal"), ("erfinv", "unit"), ("asinh", "normal"), ("acosh", "positive"),
+                       ("atanh", "unit")):
+        out += [_un(name, kind=kind, bools=True), _inplace_unary(f"{name}_", kind)]
+    out += [_inplace_unary("sinh_"), _inplace_unary("cosh_"),
+            OpInfo("frac", unary(ints=False) + [S(T((3, 4), D, kind="zeros_some"))], [S(T((3,), L)), S(T((3,), B))]),
+            OpInfo("frac_", [S(T((3, 4))), S(T((4, 3), D, "transposed")), S(T((5,), H))], [S(T((3,), L)), S(T((3,), B))]),
+            OpInfo("signbit", unary(bools=True) + [S(T((3, 4), kind="zeros_some"))], [])]
+    out += [
+        OpInfo("logit", unary(kind="unit", bools=True) + [S(T((3, 4)), 0.25), S(T((3, 4), kind="unit"), 0.1),
+                                                          S(T((3, 4)), -1.0), S(T((3, 4), L), 0.2), S(T((5,), H, kind="unit"), 0.3)]),
+        OpInfo("logit_", [S(T((3, 4), kind="unit")), S(T((4, 3), D, "transposed"), 0.2), S(T((5,), H, kind="unit"))],
+               [S(T((3,), L)), S(T((3,), B))]),
+        OpInfo("logit_backward", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((3, 4), kind="unit"), 0.25),
+                                  S(T((3, 4)), T((4,), D)), S(T((4, 3), F, "transposed"), T((4, 3)), 0.0),
+                                  S(T((3,), L), T((3,), kind="unit")), S(T((2, 3), H), T((2, 3), H, kind="unit"))],
+               [S(T((3,), L), T((3,), L)), S(T((3,)), T((4,)))]),
+        OpInfo("nan_to_num", unary(bools=True) + [S(T((3, 4)), 1.0), S(T((3, 4)), 0.0, 5.0, -5.0), S(T((3, 4)), None, None, -1.0)]),
+        OpInfo("nan_to_num_", [S(T((3, 4))), S(T((4, 3), D, "transposed"), 2.0, 3.0), S(T((3,), L)), S(T((5,), H))]),
+        OpInfo("atan2", binary() + [S(T((3,), B), T((3,), B)), S(T((3, 4), kind="zeros_some"), T((3, 4), kind="zeros_some"))],
+               [S(T((2, 3)), T((4,)))]),
+        OpInfo("atan2_", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((4,), D)), S(T((4, 3), D, "transposed"), T((4, 3), L))],
+               [S(T((3,), L), T((3,), L)), S(T((3,)), T((2, 3)))]),
+        OpInfo("hypot", binary(ints=False, scalar=None) + [S(T((3, 4)), T((3, 4), L)), S(T((3,), L), T((3,), D))],
+               [S(T((3,), L), T((3,), L)), S(T((3,), B), T((3,), B)), S(T((2, 3)), T((4,)))]),
+        OpInfo("hypot_", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((4,), L))], [S(T((3,), L), T((3,), L)), S(T((3,), L), T((3,)))]),
+        OpInfo("logaddexp", binary(ints=False, scalar=None) + [S(T((3, 4)), T((3, 4), L))],
+               [S(T((3,), L), T((3,), L)), S(T((3,), B), T((3,), B)), S(T((2, 3)), T((4,)))]),
+        OpInfo("xlogy.Tensor", binary(kind="positive", scalar=None) + [S(T((3, 4), kind="zeros_some"), T((3, 4), kind="zeros_some")),
+                                                                     S(T((3,), B), T((3,), B))],
+               [S(T((2, 3)), T((4,)))]),
+        OpInfo("xlogy.Scalar_Self", [S(2.0, T((3, 4), kind="positive")), S(0, T((3, 4), L)), S(1.5, T((4, 3), D, "transposed"))]),
+        OpInfo("xlogy.Scalar_Other", [S(T((3, 4)), 2.0), S(T((3, 4), L), 3), S(T((4, 3), D, "transposed", "zeros_some"), 0.0)]),
+        OpInfo("xlogy_.Tensor", [S(T((3, 4)), T((3, 4), kind="positive")), S(T((4, 3), D, "transposed"), T((3,), L, kind="positive"))],
+               [S(T((3,), L), T((3,), L)), S(T((3,)), T((2, 3)))]),
+        OpInfo("xlogy_.Scalar_Other", [S(T((3, 4)), 2.0), S(T((4, 3), D, "transposed", "zeros_some"), -1.0)], [S(T((3,), L), 2)]),
+        OpInfo("heaviside", [S(T((3, 4), kind="zeros_some"), T((3, 4))), S(T((3, 4), kind="zeros_some"), T(())),
+                             S(T((3, 4), L, kind="zeros_some"), T((4,), L)), S(T((3,), B), T((3,), B)),
+                             S(T((4, 3), D, "transposed", "zeros_some"), T((4, 3), D)), S(T((2, 3), H, kind="zeros_some"), T((2, 3), H))],
+               [S(T((3,)), T((3,), L)), S(T((3,)), T((3,), D)), S(T((3,)), T((4,)))]),
+        OpInfo("heaviside_", [S(T((3, 4), kind="zeros_some"), T((4,))), S(T((3, 4), L, kind="zeros_some"), T((3, 4), L))],
+               [S(T((3,)), T((3,), L)), S(T((3,)), T((2, 3)))]),
+        OpInfo("positive", [S(T((3, 4))), S(T((3,), L)), S(T((4, 3), D, "transposed"))], [S(T((3,), B))]),
+        OpInfo("arctan", unary(bools=True)),
+        OpInfo("arctan2", binary(scalar=None), [S(T((2, 3)), T((4,)))]),
+    ]
+    for kind in ("and", "or", "xor"):  # what Python's &, |, ^, &=, |=, ^= call
+        out += [OpInfo(f"__{kind}__.Tensor", ints, int_bad), OpInfo(f"__{kind}__.Scalar", scalars, scalar_bad),
+                OpInfo(f"__i{kind}__.Tensor", inplace, inplace_bad),
+                OpInfo(f"__i{kind}__.Scalar", [S(T((3, 4), L), 3), S(T((3,), B), True)], [S(T((3,), L), 1.5)])]
+    return out
+
+
+
+def _table_loss() -> list[OpInfo]:
+    """Samples of the loss batch (dispatcher/ops/nn_loss.py)."""
+    u = "unit"
+    return [
+        OpInfo("binary_cross_entropy", [
+            S(T((3, 4), kind=u), T((3, 4), kind=u)), S(T((3, 4), kind=u), T((3, 4), kind=u), None, 0),
+            S(T((3, 4), kind=u), T((3, 4), kind=u), T((4,), kind=u), 2),
+            S(T((4, 3), F, "transposed", u), T((4, 3), F, "transposed", u), T((4, 3), kind=u), 0),
+            S(T((2, 3), D, kind=u), T((2, 3), D, kind=u)), S(T((2, 3), H, kind=u), T((2, 3), H, kind=u), None, 0),
+            S(T((0, 3), kind=u), T((0, 3), kind=u)),
+        ], [S(T((3,), kind="positive"), T((3,), kind=u)), S(T((3,), kind=u), T((3,), kind="positive")),
+            S(T((3,), L), T((3,), L)), S(T((3,), D, kind=u), T((3,), kind=u)), S(T((3, 4), kind=u), T((3, 4), kind=u), T((3,)))]),
+        OpInfo("binary_cross_entropy_backward", [
+            S(T(()), T((3, 4), kind=u), T((3, 4), kind=u)), S(T((3, 4)), T((3, 4), kind=u), T((3, 4), kind=u), None, 0),
+            S(T(()), T((3, 4), kind=u), T((3, 4), kind=u), T((4,), kind=u), 2),
+            S(T(()), T((4, 3), F, "transposed", u), T((4, 3), F, "transposed", u)),
+            S(T((2, 3), D), T((2, 3), D, kind=u), T((2, 3), D, kind=u), T((2, 3), D), 0),
+        ], [S(T(()), T((3,), L), T((3,), L))]),
+        OpInfo("binary_cross_entropy_with_logits", [
+            S(T((3, 4)), T((3, 4), kind=u)), S(T((3, 4)), T((3, 4), kind=u), T((4,)), T((4,), kind="positive"), 0),
+            S(T((3, 4)), T((3, 4), kind=u), None, T((4,)), 2), S(T((4, 3), F, "transposed"), T((4, 3), F, "transposed"), None, None, 0),
+            S(T((2, 3), D), T((2, 3), F, kind=u)), S(T((2, 3), D), T((2, 3), D, kind=u), None, None, 0),
+            S(T((2, 3), H), T((2, 3), H, kind=u), None, None, 0),
+        ], [S(T((3,), L), T((3,), L)), S(T((3, 4)), T((4,)))]),
+        OpInfo("huber_loss", [
+            S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((3, 4)), 0, 0.5), S(T((3, 4), D), T((3, 4), F), 2, 2.0),
+            S(T((4, 3), F, "transposed"), T((4, 3)), 0), S(T((3, 4)), T((4,)), 0), S(T((2, 3), H), T((2, 3), H), 0),
+            S(T((0, 3)), T((0, 3)), 2),
+        ], [S(T((3, 4), L), T((3, 4), L)), S(T((3, 4)), T((3, 4)), 1, 0.0), S(T((3, 4)), T((3, 4)), 1, -1.0),
+            S(T((3, 4)), T((4, 3)), 0)]),
+        OpInfo("huber_loss_backward", [
+            S(T(()), T((3, 4)), T((3, 4)), 1, 1.0), S(T((3, 4), D), T((3, 4), D), T((3, 4), D), 0, 0.5),
+            S(T(()), T((3, 4), F, "transposed"), T((3, 4)), 2, 2.0), S(T((2, 3), H), T((2, 3), H), T((2, 3), H), 0, 1.0),
+            S(T(()), T((3, 4)), T((4,)), 1, 0.5),
+        ]),
+        OpInfo("kl_div", [
+            S(T((3, 4)), T((3, 4)), 0, log_target=True), S(T((3, 4)), T((3, 4)), 2, log_target=True),
+            S(T((4, 3), D, "transposed"), T((4, 3), D), 1, log_target=True), S(T((3, 4)), T((4,)), log_target=True),
+        ], [S(T((3, 4)), T((4, 3)), log_target=True)]),
+        OpInfo("soft_margin_loss", [
+            S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((3, 4)), 0), S(T((4, 3), F, "transposed"), T((4, 3)), 0),
+            S(T((3, 4), D), T((4,)), 2), S(T((2, 3), H), T((2, 3), H), 0),
+        ], [S(T((3, 4), L), T((3, 4), L)), S(T((4,)), T((3, 4)), 0)]),
+        OpInfo("soft_margin_loss_backward", [
+            S(T(()), T((3, 4)), T((3, 4)), 1), S(T((3, 4)), T((3, 4)), T((3, 4)), 0),
+            S(T(()), T((4, 3), F, "transposed"), T((4, 3), F, "transposed"), 2), S(T((2, 3), D), T((2, 3), D), T((2, 3), D), 0),
+        ]),
+        OpInfo("margin_ranking_loss", [
+            S(T((5,)), T((5,)), T((5,), kind="nonzero")), S(T((3, 4)), T((3, 4)), T((3, 4)), 0.5, 0),
+            S(T((3, 4), D), T((4,)), T((3, 4)), 0.0, 2),
+        ], [S(T((3, 4)), T((4, 3)), T((3, 4)))]),
+        OpInfo("hinge_embedding_loss", [
+            S(T((3, 4)), T((3, 4), kind="nonzero")), S(T((3, 4)), T((3, 4)), 0.5, 0),
+            S(T((4, 3), D, "transposed"), T((4, 3)), 2.0, 2),
+        ]),
+        OpInfo("cosine_embedding_loss", [
+            S(T((3, 4)), T((3, 4)), T((3,), kind="nonzero")), S(T((4,)), T((4,)), T((), kind="nonzero"), 0.5, 0),
+            S(T((4, 3), D, "transposed"), T((4, 3), D), T((4,)), -0.5, 2),
+        ], [S(T((3, 4)), T((3, 4)), T((3, 4))), S(T((3, 4)), T((3, 4)), T(())), S(T((3, 4)), T((3, 4)), T((4,)))]),
+        OpInfo("poisson_nll_loss", [
+            S(T((3, 4)), T((3, 4), kind="positive"), True, False, 1e-8, 1),
+            S(T((3, 4), kind="positive"), T((3, 4), kind="positive"), False, True, 1e-8, 2),
+            S(T((4, 3), D, "transposed"), T((4, 3), D, kind="positive"), True, True, 1e-6, 0),
+        ]),
+        OpInfo("selu", unary(ints=False), [S(T((3,), L)), S(T((3,), B))]),
+        OpInfo("selu_", [S(T((3, 4))), S(T((4, 3), D, "transposed")), S(T((5,), H))], [S(T((3,), L))]),
+        OpInfo("celu", unary(ints=False) + [S(T((3, 4)), 0.5), S(T((4, 3), D, "transposed"), 2)],
+               [S(T((3,), L)), S(T((3,)), 0), S(T((3,), B))]),
+        OpInfo("celu_", [S(T((3, 4))), S(T((4, 3), D, "transposed"), 0.5), S(T((5,), H), 2.0)],
+               [S(T((3,), L)), S(T((3,)), 0.0)]),
+        OpInfo("hardsigmoid", [S(T((3, 4), kind="positive")), S(T((4, 5), D, "transposed")), S(T((2, 6), F, "sliced")),
+                               S(T((0, 3))), S(T(())), S(T((5,), H)), S(T((20,)))],
+               [S(T((3,), L)), S(T((3,), B))]),
+        OpInfo("hardsigmoid_", [S(T((3, 4))), S(T((4, 3), D, "transposed")), S(T((5,), H))], [S(T((3,), L))]),
+        OpInfo("hardsigmoid_backward", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((4,))),
+                                        S(T((2, 3), D, "transposed"), T((2, 3), D)), S(T((2, 3), H), T((2, 3), H))],
+               [S(T((3,), L), T((3,), L))]),
+        OpInfo("glu", [S(T((3, 4))), S(T((4, 3)), 0), S(T((4, 6), D, "transposed"), 1), S(T((2, 3, 4), H), -1),
+                       S(T((2, 6), F, "sliced"))],
+               [S(T(())), S(T((3, 3))), S(T((3, 4)), 2), S(T((3, 4), L))]),
+        OpInfo("glu_backward", [S(T((3, 2)), T((3, 4)), 1), S(T((2, 3)), T((4, 3), F, "transposed"), 0),
+                                S(T((2,), D), T((3, 4), D), -1), S(T((2, 3, 2), H), T((2, 3, 4), H), 2)],
+               [S(T((3, 3)), T((3, 4)), 1), S(T(()), T(()), 0), S(T((3, 2)), T((3, 3)), 1), S(T((2,)), T((3, 4), D), -1)]),
+        OpInfo("threshold", [S(T((3, 4)), 0.1, 2.0), S(T((3, 4), L), 0, 5), S(T((3, 4), L), 0.5, 2.5),
+                             S(T((4, 3), D, "transposed"), -0.5, 0), S(T((5,), H), 0.5, 2), S(T((0, 2)), 0, 0)],
+               [S(T((3,), B), 0, 1)]),
+        OpInfo("threshold_", [S(T((3, 4)), 0.1, 2.0), S(T((3, 4), L), 0, 5), S(T((4, 3), D, "transposed"), -0.5, 0)],
+               [S(T((3,), B), 0, 1)]),
+        OpInfo("rms_norm", [S(T((3, 4)), [4]), S(T((3, 4)), [4], T((4,))), S(T((2, 3, 4)), [3, 4], None, 1e-3),
+                            S(T((3, 4), D), [4], T((4,), D)), S(T((4, 3), F, "transposed"), [3]),
+                            S(T((2, 3), H), [3])],
+               [S(T((3, 4)), [3]), S(T((3, 4)), [4], T((3,))), S(T((3, 4)), []), S(T((3, 4), L), [4])]),
+        OpInfo("cosine_similarity", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((4,))), S(T((3, 4)), T((3, 4)), 0),
+                                     S(T((4, 3), D, "transposed"), T((4, 3), D), 1, 1e-3), S(T((3, 4), L), T((3, 4)))],
+               [S(T((3, 4), L), T((3, 4), L)), S(T((3, 4)), T((4, 3)))]),
+        OpInfo("clamp_min_", [S(T((3, 4)), 0.5), S(T((3, 4), L), 2), S(T((4, 3), D, "transposed"), -0.5)],
+               [S(T((3, 4), L), 0.5)]),
+        OpInfo("clamp_min_.Tensor", [S(T((3, 4)), T((4,))), S(T((3, 4)), T((3, 1))), S(T((3, 4), L), T((3, 4), L)),
+                                     S(T((4, 3), D, "transposed"), T(()))],
+               [S(T((4,)), T((3, 4))), S(T((3, 4), L), T((3, 4)))]),
+        OpInfo("add_.Scalar", [S(T((3, 4)), 2.5), S(T((3, 4), L), 3), S(T((3, 4)), 2, 0.5),
+                               S(T((4, 3), D, "transposed"), -1.5)],
+               [S(T((3, 4), L), 0.5)]),
+    ]
+
+
+OPS: dict[str, OpInfo] = {info.name: info for info in _table() + _table_more_a() + _table_more_b() + _table_more_c()
+                         + _table_attn() + _table_conv() + _table_pw() + _table_loss()}
 
 
 def check_table() -> list[str]:

@@ -54,7 +54,8 @@ def test_core_table_covers_the_intersection_with_torch(torch: Any) -> None:
     assert theirs - ours == missing
     assert ours <= theirs, f"decomposed here but not in torch's core table: {sorted(ours - theirs)}"
     for name, needed in MISSING_CORE_DECOMPOSITIONS.items():
-        assert _key(needed) not in _LISTED, f"{needed} is now listed: write the decomposition of {name}"
+        if needed.startswith("aten::"):  # (prims ops are never listed)
+            assert _key(needed) not in _LISTED, f"{needed} is now listed: write the decomposition of {name}"
 
 
 def test_core_table_is_fresh_and_only_overloads() -> None:
@@ -160,7 +161,11 @@ def _caller(op: Any, spec: Any) -> Any:
 
 
 #: op -> why its traced graph cannot equal torch's
-_KNOWN: dict[str, str] = {}
+_KNOWN: dict[str, str] = {
+    # attn batch
+    "_scaled_dot_product_flash_attention_for_cpu.default": "torch's decomposition returns the attention weights "
+    "as the second output, where the op returns the logsumexp (the graph matches torch's; its values differ)",
+}
 
 _CASES = [(name, i) for name in sorted(_key(op.name()) for op in core_aten_decompositions())
           for i in range(len(S.OPS[_LISTED[name].name].samples))]

@@ -309,14 +309,13 @@ def test_function_calls_match_torch(torch: Any, expr: str) -> None:
 
 
 def test_and_operator_matches_torch(torch: Any) -> None:
-    """``&`` (not expressible in the ``|``-separated tables above): bitwise_and.Tensor, as in torch."""
-    for expr in ("b & b", "xi & xi", "xi & b"):
+    """``&`` (not expressible in the ``|``-separated tables above): bitwise_and.Tensor / .Scalar, as in torch."""
+    for expr in ("b & b", "xi & xi", "xi & b", "b & True", "3 & xi"):  # (numbers: the pw batch's .Scalar)
         _run_both(torch, expr)
     env = make_inputs(dispatcher)
     assert ((env["xi"] & env["xi"]).numpy() == env["xi"].numpy()).all()
-    with pytest.raises(NotImplementedError, match=r"aten::bitwise_and\.Scalar"):
-        env["b"] & True  # noqa: B018
     _run_both(torch, "z = b.clone()\nz &= b", mode="exec")  # bitwise_and_.Tensor (listed with the ops_b batch)
+    _run_both(torch, "z = xi.clone()\nz &= 6", mode="exec")  # bitwise_and_.Scalar
 
 
 # --- errors raised by the front end itself ----------------------------------------------------------

@@ -95,6 +95,9 @@ _SYMBOL_FNS = {
 }
 _CMP_OF_METHOD = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">=",
                   "__lt__": "<", "__le__": "<=", "__eq__": "==", "__ne__": "!=", "__gt__": ">", "__ge__": ">="}
+#: the reflected operator methods (``__rshift__`` starts with ``__r`` but is not one)
+_REFLECTED = frozenset(f"__r{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+                                            "and", "or", "xor", "lshift", "rshift", "divmod"))
 _UNARY_FNS = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos}
 _OPNAME = dis.opname
 
@@ -172,7 +175,7 @@ def _operator_of(frame: Any, info: _CallInfo) -> tuple[Any, bool] | None:
         fn = _SYMBOL_FNS.get(sym)
         if fn is None:
             return None
-        return fn, info.name.startswith("__r") and not sym.endswith("=")
+        return fn, info.name in _REFLECTED and not sym.endswith("=")
     if opname == "COMPARE_OP" and arg < len(dis.cmp_op):
         sym = dis.cmp_op[arg]
         own = _CMP_OF_METHOD.get(info.name)

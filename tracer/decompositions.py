@@ -28,11 +28,15 @@ from dispatcher.op_overload import OpOverload, namespace
 from dispatcher.ops.native_functions import NATIVE_FUNCTIONS
 
 from . import (  # noqa: F401 - importing them registers their decompositions
+    decomp_attn,  # attn batch (flash attention for cpu, _safe_softmax, lerp)
+    decomp_conv,  # conv batch (native_batch_norm_backward, native_group_norm_backward)
     decomp_core,
+    decomp_loss,  # loss batch (binary cross entropy, huber, glu, threshold, ...)
     decomp_more_a,  # ops_a batch (addcmul, addcdiv, activations, losses, ...)
     decomp_more_b,  # ops_b batch (tril, std, logsumexp, ...)
     decomp_more_c,  # ops_c batch (diagonal_backward, diag_embed, ...)
     decomp_nn,
+    decomp_pw,  # pw batch (floor_divide, frac, heaviside, logaddexp, logit, nan_to_num, xlogy)
     decomp_py_kernels,
 )
 from .decomp_registry import global_decomposition_table, register_decomposition, table_for
@@ -125,10 +129,29 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     # ops_c batch (decomp_more_c.py)
     "diagonal_backward.default", "diagonal_copy.default", "diag_embed.default",
     "index_copy.default", "index_copy_.default", "index_fill.int_Scalar", "index_fill.int_Tensor",
-    "index_fill_.int_Scalar", "index_fill_.int_Tensor", "nansum.default", "aminmax.default", "bernoulli.default"))
+    "index_fill_.int_Scalar", "index_fill_.int_Tensor", "nansum.default", "aminmax.default", "bernoulli.default",
+    # attn batch (decomp_attn.py)
+    "_scaled_dot_product_flash_attention_for_cpu.default", "_safe_softmax.default", "lerp.Scalar", "lerp.Tensor",
+    "lerp_.Scalar", "lerp_.Tensor", "vdot.default", "addr.default",
+    # conv batch (decomp_conv.py)
+    "native_batch_norm_backward.default", "native_group_norm_backward.default",
+    # pw batch (decomp_pw.py)
+    "floor_divide.default", "floor_divide.Scalar", "frac.default", "frac_.default", "heaviside.default",
+    "heaviside_.default", "logaddexp.default", "logit.default", "logit_.default", "logit_backward.default",
+    "nan_to_num.default", "nan_to_num_.default", "xlogy.Tensor", "xlogy_.Tensor",
+    # loss batch (decomp_loss.py)
+    "binary_cross_entropy.default", "binary_cross_entropy_backward.default",
+    "binary_cross_entropy_with_logits.default", "huber_loss.default", "huber_loss_backward.default",
+    "soft_margin_loss.default", "soft_margin_loss_backward.default", "celu.default", "celu_.default",
+    "hardsigmoid.default", "hardsigmoid_.default", "hardsigmoid_backward.default", "glu.default",
+    "glu_backward.default", "threshold.default", "threshold_.default"))
 
-#: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op (none left)
-MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {}
+#: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op
+MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {
+    # pw batch: PyTorch wraps the number with prims.scalar_tensor (no prims ops here)
+    "aten::xlogy.Scalar_Self": "prims::scalar_tensor", "aten::xlogy.Scalar_Other": "prims::scalar_tensor",
+    "aten::xlogy_.Scalar_Other": "prims::scalar_tensor",
+}
 
 
 def get_decompositions(aten_ops: Iterable[Any]) -> dict[OpOverload, Callable[..., Any]]:

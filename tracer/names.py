@@ -133,7 +133,10 @@ def target_to_name(target: Any) -> str:
     if isinstance(target, OpOverload):
         name = _OVERLOAD_NAMES.get(target)
         if name is None:
-            name = _OVERLOAD_NAMES[target] = _snake_case(target.overloadpacket.__name__)
+            name = _snake_case(target.overloadpacket.__name__)
+            if _is_dunder(name) and len(name) > 4:  # aten.__lshift__.Scalar -> lshift, as torch.fx names it
+                name = name[2:-2]
+            _OVERLOAD_NAMES[target] = name
         return name
     if callable(target):
         name = getattr(target, "__name__", None) or type(target).__name__

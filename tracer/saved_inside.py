@@ -107,6 +107,10 @@ class _Entry:
 #: argument types that are never containers nor tensors (passed as they are)
 _ATOMS = frozenset({int, float, bool, complex, str, type(None)})
 
+#: ops writing to arguments their schema does not mark (``native_batch_norm`` updates the running statistics in
+#: training): never recomputed (conv batch)
+_UNANNOTATED_WRITES = frozenset({"aten.native_batch_norm.default"})
+
 #: op -> positions (args) and names (kwargs) of the arguments its schema writes to (``Tensor(a!)``)
 _WRITES: dict[Any, tuple[frozenset, frozenset]] = {}
 
@@ -219,6 +223,8 @@ class SavedInside:
             return True
         if "nondeterministic_seeded" in entry.func.tags:
             return False  # a new draw would not give the value autograd saved (dropout's mask): left baked
+        if str(entry.func) in _UNANNOTATED_WRITES:
+            return False  # running it again would write its inputs again (batch norm's running stats): left baked
         needed[entry.seq] = entry
         stack = [entry.args, entry.kwargs]
         while stack:
@@ -277,7 +283,12 @@ class SavedInside:
 
 
 class InsideRecorder(TorchDispatchMode):
-    """Records every op that runs while an op kept whole runs below the pre-dispatch mode (module docstring)."""
+    """Records every op that runs while an op kept whole runs below the pre-dispatch mode (module docstring).
+
+    Invisible to at::isTensorSubclassLike's mode test (``dispatch_mode_enabled``): in PyTorch no mode is active
+    there, so decompositions take their in-place paths (``attn.add_(mask)``), and so must they here."""
+
+    _invisible_to_subclass_checks = True
 
     def __init__(self, store: SavedInside, whole: _Whole) -> None:
         super().__init__()

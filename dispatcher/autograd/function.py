@@ -157,6 +157,7 @@ NON_DIFFERENTIABLE = frozenset({
     "bitwise_and.Tensor", "empty_permuted",
     "isinf", "bitwise_or.Tensor",  # ops_a batch
     "logical_not_",  # ops_c batch
+    "logical_xor", "logical_xor_", "signbit",  # pw batch
 })
 
 

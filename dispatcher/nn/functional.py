@@ -163,10 +163,23 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
 
 
 # --- the functions of the later op batches (functional_more_*.py), re-exported here ---
-from . import functional_more_a, functional_more_b  # noqa: E402
+from . import functional_loss, functional_more_a, functional_more_b  # noqa: E402 (functional_loss: loss batch)
 
-for _more in (functional_more_a, functional_more_b,):
+for _more in (functional_more_a, functional_more_b, functional_loss,):
     for _name in _more.__all__:
         globals()[_name] = getattr(_more, _name)
     __all__ += _more.__all__
 del _more, _name
+
+from . import functional_attn  # noqa: E402  (attn batch: scaled_dot_product_attention, one_hot)
+
+for _name in functional_attn.__all__:
+    globals()[_name] = getattr(functional_attn, _name)
+__all__ += functional_attn.__all__
+# --- conv batch (functional_conv.py): convolution, pooling, batch / instance / group norm ---
+from . import functional_conv  # noqa: E402
+
+for _name in functional_conv.__all__:
+    globals()[_name] = getattr(functional_conv, _name)
+__all__ += functional_conv.__all__
+del _name

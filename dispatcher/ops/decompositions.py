@@ -60,8 +60,17 @@ def _missing(name: str, schema: str) -> NotImplementedError:
 
 
 def dispatch_mode_enabled() -> bool:
-    """c10::impl::dispatch_mode_enabled: a dispatch mode is on the stack and Python is not excluded."""
-    return bool(per_thread.s.dispatch_mode_stack) and not (per_thread.s.excluded & _PYTHON_BIT)
+    """c10::impl::dispatch_mode_enabled: a dispatch mode is on the stack and Python is not excluded. Modes marked
+    ``_invisible_to_subclass_checks`` (the tracer's recorder of what runs inside an op kept whole, which has no
+    PyTorch counterpart) do not count, so the code below them takes PyTorch's path."""
+    s = per_thread.s
+    stack = s.dispatch_mode_stack
+    if not stack or s.excluded & _PYTHON_BIT:
+        return False
+    for m in stack:
+        if not getattr(m, "_invisible_to_subclass_checks", False):
+            return True
+    return False
 
 
 def is_tensor_subclass_like(t: Any) -> bool:

@@ -391,7 +391,8 @@ def div_tensor_mode(self: Tensor, other: Any, *, rounding_mode: str | None = Non
         )
     meta = binary_meta(self, other)
     dtype = meta.dtype
-    _require_dtype(f"div_{rounding_mode}_cpu", dtype, self, _not_bool)
+    like = self if isinstance(self, Tensor) else other  # (a number dividend: floor_divide's decomposition)
+    _require_dtype(f"div_{rounding_mode}_cpu", dtype, like, _not_bool)
 
     def compute() -> Any:
         op = _opmath(dtype)
@@ -402,7 +403,7 @@ def div_tensor_mode(self: Tensor, other: Any, *, rounding_mode: str | None = Non
             return np.trunc(np.true_divide(a, b))
         return np.floor_divide(a, b)
 
-    return _run(meta, self, compute)
+    return _run(meta, like, compute)
 
 
 # --- unary ----------------------------------------------------------------------------------------

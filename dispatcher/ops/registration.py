@@ -20,6 +20,10 @@ KERNEL_MODULES = (
     "reductions_more", "shape_more", "pointwise_more_b",  # ops_b
     "transposes",
     "views_more", "index_more", "reductions_more_c", "random_more",  # ops_c
+    "attention", "einsum", "lerp_one_hot", "linalg_attn",  # attn
+    "conv", "pooling", "batch_norm",  # conv
+    "pointwise_pw",  # pw batch
+    "nn_loss",  # loss batch
 )
 
 _KIND_KEYS = {
@@ -71,12 +75,16 @@ def register_aten() -> Library:
     from ..autograd import (  # noqa: F401 - formulas
         MANUAL_AUTOGRAD_KERNELS,
         derivatives,
+        derivatives_attn,
+        derivatives_conv,  # conv batch
         derivatives_inplace,
+        derivatives_loss,
         derivatives_math,
         derivatives_more_a,
         derivatives_more_b,
         derivatives_more_c,
         derivatives_nn,
+        derivatives_pw,  # pw batch
         register_autograd_kernel,
     )
     from ..autograd.views import is_multi_output_view, make_multi_output_view_kernel
