@@ -34,7 +34,7 @@ __all__ = [
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "logical_xor",
     "floor_divide", "positive", *_UNARY_MATH, *(f"{n}_" for n in _UNARY_MATH), "sinh_", "cosh_", "signbit",
     "arctan", "atan2", "arctan2", "hypot", "logaddexp", "xlogy", "heaviside", "logit", "logit_", "nan_to_num",
-    "nan_to_num_",
+    "nan_to_num_", "trace", "broadcast_to", "broadcast_tensors",
 ]
 
 
@@ -169,6 +169,34 @@ def nan_to_num_(input: Tensor, nan: float | None = None, posinf: float | None = 
                 neginf: float | None = None) -> Tensor:
     _check_tensor("nan_to_num_", input)
     return aten.nan_to_num_.default(input, *_trailing([nan, posinf, neginf]))
+
+
+def trace(input: Tensor) -> Tensor:  # noqa: A002
+    _check_tensor("trace", input)
+    return aten.trace.default(input)
+
+
+def broadcast_to(input: Tensor, size: Any) -> Tensor:  # noqa: A002
+    _check_tensor("broadcast_to", input)
+    return aten.broadcast_to.default(input, list(size))
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """torch/functional.py's ``broadcast_tensors(*tensors)``: ``aten.broadcast_tensors`` on the list."""
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return tuple(aten.broadcast_tensors.default(list(tensors)))
+
+
+def _broadcast_to_method(self: Tensor, *size: Any) -> Tensor:
+    shape = size[0] if len(size) == 1 and isinstance(size[0], (list, tuple)) else size
+    return aten.broadcast_to.default(self, list(shape))
+
+
+def _reshape_as_method(self: Tensor, other: Tensor) -> Tensor:
+    _check_tensor("reshape_as", other, "other", 0)
+    return aten.reshape_as.default(self, other)
 
 
 # --- Tensor methods and operators --------------------------------------------------------------------------------------
@@ -345,3 +373,6 @@ def install(tensor_cls: type) -> None:
     T.logit_ = _logit__method
     T.nan_to_num = _nan_to_num_method
     T.nan_to_num_ = _nan_to_num__method
+    T.trace = _unary_method("trace")
+    T.broadcast_to = _broadcast_to_method
+    T.reshape_as = _reshape_as_method

@@ -1424,7 +1424,8 @@ def _table_pw() -> list[OpInfo]:
         out += [OpInfo(f"{name}.Tensor", shifts, shift_bad), OpInfo(f"{name}.Tensor_Scalar", shift_scalars, scalar_bad),
                 OpInfo(f"{name}.Scalar_Tensor", [S(3, T((3, 4), L, kind=shift_amounts)), S(-5, T((4,), "int8", kind=shift_amounts))],
                        [S(1.5, T((3,), L)), S(1, T((3,)))]),
-                OpInfo(f"{name}_.Tensor", shift_inplace, [S(T((3,), L), T((3,))), S(T((3,), "int8"), T((3,), L))]),
+                OpInfo(f"{name}_.Tensor", shift_inplace + [S(T((3,), "int8"), T((3,), L, kind=shift_amounts))],
+                       [S(T((3,), L), T((3,))), S(T((3,), B), T((3,), B))]),
                 OpInfo(f"{name}_.Tensor_Scalar", shift_inplace_scalars, [S(T((3,), L), 1.5)]),
                 OpInfo(f"{dunder}.Tensor", shifts, shift_bad), OpInfo(f"{dunder}.Scalar", shift_scalars, scalar_bad),
                 OpInfo(f"__i{dunder[2:]}.Tensor", shift_inplace, [S(T((3,), L), T((3,)))]),
@@ -1495,6 +1496,16 @@ def _table_pw() -> list[OpInfo]:
         OpInfo("positive", [S(T((3, 4))), S(T((3,), L)), S(T((4, 3), D, "transposed"))], [S(T((3,), B))]),
         OpInfo("arctan", unary(bools=True)),
         OpInfo("arctan2", binary(scalar=None), [S(T((2, 3)), T((4,)))]),
+    ]
+    out += [
+        OpInfo("trace", [S(T((3, 4))), S(T((4, 3), D, "transposed")), S(T((3, 3), L)), S(T((2, 5), "int8")),
+                         S(T((5, 2), H)), S(T((0, 4))), S(T((3, 4), F, "sliced"))],
+               [S(T((3,))), S(T((2, 3, 4))), S(T((3, 3), B))]),
+        OpInfo("trace_backward", [S(T(()), [3, 4]), S(T((), D), [4, 2]), S(T(()), [3, 3])]),
+        OpInfo("broadcast_to", [S(T((4,)), [3, 4]), S(T((3, 1)), [2, 3, 5]), S(T((3,)), [2, -1]), S(T(()), [2, 2])],
+               [S(T((3,)), [2, 2]), S(T((3,)), [-1, 2])]),
+        OpInfo("reshape_as", [S(T((3, 4)), T((12,))), S(T((4, 3), F, "transposed"), T((2, 6))), S(T((2, 3)), T((3, 2), L))],
+               [S(T((3, 4)), T((5,)))]),
     ]
     for kind in ("and", "or", "xor"):  # what Python's &, |, ^, &=, |=, ^= call
         out += [OpInfo(f"__{kind}__.Tensor", ints, int_bad), OpInfo(f"__{kind}__.Scalar", scalars, scalar_bad),

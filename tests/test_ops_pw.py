@@ -63,7 +63,8 @@ def p_angles(T: Any, F: Any) -> Callable[..., Any]:
         u = x.tanh() * 0.9
         inv = T.asin(u) + T.acos(u) + T.atan(x) + T.arctan(y) + T.erfinv(u)
         hyp = T.asinh(x) + T.acosh(x.abs() + 1) + T.atanh(u) + T.tan(u)
-        return theta, r, inv, hyp, T.log10(r + 1), T.exp2(x), T.frac(x * 3), x.frac()
+        grid = T.broadcast_to(y[0], (2, 4)) + x[:2].reshape_as(y[1:3]) + y[:1].broadcast_to(2, 4)
+        return theta, r, inv, hyp, T.log10(r + 1), T.exp2(x), T.frac(x * 3), x.frac(), T.trace(x), grid
     return f
 
 
@@ -106,6 +107,7 @@ def p_angles_backward(T: Any, F: Any) -> Callable[..., Any]:
         theta = T.atan2(h, y) + T.hypot(h, y)
         u = h.tanh() * 0.5
         loss = (theta * T.asin(u) + T.atanh(u) + T.erfinv(u) + T.exp2(u) + T.log10(h.abs() + 1)).sum()
+        loss = loss + T.trace(h[:, :3]) + h.reshape_as(h.t()).trace()
         loss.backward()
         return loss, w.grad
     return f
@@ -212,6 +214,8 @@ x.xlogy(y) | x.xlogy(2) | x.clone().xlogy_(y) | x.clone().xlogy_(2.5) | T.logit(
 x.sigmoid().logit_() | x.sigmoid().logit_(0.3) | T.nan_to_num(x) | T.nan_to_num(x, 1.0) | T.nan_to_num(x, posinf=2.0)
 x.nan_to_num(nan=0.5, neginf=-3.0) | x.clone().nan_to_num_() | T.nan_to_num_(x.clone(), 0.0, 1.0, -1.0)
 T.heaviside(x, y) | x.heaviside(s0) | x.clone().heaviside_(y)
+T.trace(x) | x.trace() | xi.trace() | T.broadcast_to(v, (3, 4)) | v.broadcast_to(2, 4) | v.broadcast_to([2, 4])
+x.reshape_as(y.t()) | x.t().reshape_as(bb[0]) | T.broadcast_tensors(x, v) | T.broadcast_tensors(bb, x[:1], s0)
 """
 
 
@@ -240,6 +244,8 @@ T.frac(xi) | xi.clone().tan_() | T.hypot(xi, xi) | T.logaddexp(b, b) | T.heavisi
 xi.clone().logit_() | T.atan2(x, v[:3]) | x.clone().hypot_(v[:2]) | T.bitwise_or(x, 'a') | T.bitwise_xor('a', xi)
 T.xlogy('a', x) | xi.bitwise_and([1]) | T.floor_divide(x, 'a') | T.logical_xor(x, 1)
 xi.floor_divide_('a') | T.bitwise_left_shift(x, None) | xi.bitwise_or_(None)
+T.trace(v) | T.trace(bb) | b.trace() | T.broadcast_to(v, (3, 3)) | x.reshape_as(v) | x.reshape_as(2)
+T.broadcast_tensors(x, 1) | T.broadcast_tensors(x, v[:3])
 """
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from dispatcher import dtypes
-from dispatcher.memory_format import strided
+from dispatcher.memory_format import contiguous_format, strided
 from dispatcher.op_overload import namespace
 from dispatcher.ops.meta_utils import broadcast_shapes
 from dispatcher.tensor import Tensor
@@ -192,3 +192,25 @@ _register_inplace(aten.heaviside_.default, heaviside)
 _register_inplace(aten.logit_.default, logit)
 _register_inplace(aten.nan_to_num_.default, nan_to_num)
 _register_inplace(aten.xlogy_.Tensor, xlogy)
+
+
+# --- trace, trace_backward --------------------------------------------------------------------------------------------------
+
+
+@register_decomposition(aten.trace.default)
+def trace(self: Tensor) -> Tensor:
+    """The main diagonal made contiguous, summed over every dim."""
+    diagonal = aten.clone.default(aten.diagonal.default(self), memory_format=contiguous_format)
+    return aten.sum.dim_IntList(diagonal, [])
+
+
+@register_decomposition(aten.trace_backward.default)
+def trace_backward(grad: Tensor, sizes: list[int]) -> Tensor:
+    """The gradient put at every ``cols + 1``-th element of a flat zero tensor, viewed as ``sizes``."""
+    rows, cols = sizes
+    flat = aten.full.default([rows * cols], 0, dtype=grad.dtype, layout=strided, device=grad.device,
+                             pin_memory=False)
+    indices = aten.arange.start_step(0, min(rows, cols) * (cols + 1), cols + 1, dtype=dtypes.int64, layout=strided,
+                                     device=grad.device)
+    values = aten.expand.default(grad, [min(rows, cols)])
+    return aten.view.default(aten.index_put.default(flat, [indices], values), list(sizes))

@@ -138,7 +138,7 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     # pw batch (decomp_pw.py)
     "floor_divide.default", "floor_divide.Scalar", "frac.default", "frac_.default", "heaviside.default",
     "heaviside_.default", "logaddexp.default", "logit.default", "logit_.default", "logit_backward.default",
-    "nan_to_num.default", "nan_to_num_.default", "xlogy.Tensor", "xlogy_.Tensor",
+    "nan_to_num.default", "nan_to_num_.default", "xlogy.Tensor", "xlogy_.Tensor", "trace.default",
     # loss batch (decomp_loss.py)
     "binary_cross_entropy.default", "binary_cross_entropy_backward.default",
     "binary_cross_entropy_with_logits.default", "huber_loss.default", "huber_loss_backward.default",

@@ -242,3 +242,8 @@ inplace_of("fmod_.Tensor", "fmod.Tensor", clone_self_for=(1,))
 inplace_of("remainder_.Tensor", "remainder.Tensor", clone_self_for=(1,))
 inplace_of("fmod_.Scalar", "fmod.Scalar")
 inplace_of("remainder_.Scalar", "remainder.Scalar")
+
+
+@derivative("trace", "TraceBackward0", ("self",), save_meta=("self",))
+def _trace(ctx, grads, needs):
+    return (aten.trace_backward.default(grads[0], list(ctx.self._shape)),)

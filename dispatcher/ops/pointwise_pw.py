@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..memory_format import strided
 from ..tensor import Tensor
 from . import pointwise as _pw
 from .kernel_registry import impl
@@ -408,3 +409,46 @@ for _kind in ("and", "or", "xor"):
         impl(f"__{_kind}__.{_overload}", "CompositeImplicitAutograd")(_dunder(_kind, False, _overload))
         impl(f"__i{_kind}__.{_overload}", "CompositeImplicitAutograd")(_dunder(_kind, True, _overload))
 del _kind, _overload
+
+
+# --- small tensor functions: trace, broadcast_to, reshape_as --------------------------------------------------------------
+
+
+@impl("trace", "CPU", "Meta")
+def trace(self: Tensor) -> Tensor:
+    """The sum of the main diagonal of a matrix, accumulated as ``sum`` does (integral and bool -> int64; bool
+    refused by the CPU kernel)."""
+    if len(self._shape) != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {len(self._shape)}")
+    dtype = _dt.int64 if _integral(self._dtype) else self._dtype
+    if self._data is not None and self._dtype is _bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+
+    def compute() -> Any:
+        x = _pw._operand(self, dtype) if self._dtype.is_floating_point else self._data.astype(np.int64)
+        return np.asarray(np.trace(x)).astype(dtype.np_dtype)
+
+    return _pw._run(TensorMeta((), (), dtype), self, compute)
+
+
+@impl("trace_backward", "CompositeImplicitAutograd")
+def trace_backward(grad: Tensor, sizes: list[int]) -> Tensor:
+    """``zeros(rows * cols)``, the gradient written at every ``cols + 1``-th element (``index_fill``), viewed as
+    ``sizes``."""
+    aten = _aten()
+    rows, cols = sizes
+    options = {"dtype": grad._dtype, "layout": strided, "device": grad._device}
+    grad_input = aten.zeros.default([rows * cols], **options)
+    indices = aten.arange.start_step(0, min(rows, cols) * (cols + 1), cols + 1, dtype=_dt.int64, layout=strided,
+                                     device=grad._device)
+    return aten.view.default(aten.index_fill.int_Tensor(grad_input, 0, indices, grad), list(sizes))
+
+
+@impl("broadcast_to", "CompositeImplicitAutograd")
+def broadcast_to(self: Tensor, size: list[int]) -> Tensor:
+    return _aten().expand.default(self, list(size))
+
+
+@impl("reshape_as", "CompositeImplicitAutograd")
+def reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    return _aten().reshape.default(self, list(other._shape))
