@@ -57,8 +57,10 @@ def _no_out(out: Any, name: str) -> None:
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None,
           layout: Any = None, pin_memory: bool = False, memory_format: Any = None) -> Tensor:
     _no_out(out, "empty")
-    return _finish(aten.empty.memory_format(_m._size_args(size, "empty"), **_factory_kwargs(dtype, device)),
-                   requires_grad)
+    kw = _factory_kwargs(dtype, device)
+    if memory_format is not None:
+        kw["memory_format"] = memory_format
+    return _finish(aten.empty.memory_format(_m._size_args(size, "empty"), **kw), requires_grad)
 
 
 def _sized_factory(name: str) -> Any:
@@ -116,7 +118,10 @@ def _like_factory(name: str) -> Any:
     def factory(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,  # noqa: A002
                 layout: Any = None, pin_memory: bool = False, memory_format: Any = None) -> Tensor:
         op = getattr(aten, name).default
-        return _finish(op(input, **_m._factory_kwargs(dtype, device)), requires_grad)
+        kw = _m._factory_kwargs(dtype, device)
+        if memory_format is not None:
+            kw["memory_format"] = memory_format
+        return _finish(op(input, **kw), requires_grad)
 
     factory.__name__ = name
     return factory

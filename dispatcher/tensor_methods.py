@@ -488,7 +488,9 @@ def view_as(self: Tensor, other: Tensor) -> Tensor:
 
 
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
-    return aten.contiguous.default(self)
+    if memory_format is None:
+        return aten.contiguous.default(self)
+    return aten.contiguous.default(self, memory_format=memory_format)
 
 
 def clone(self: Tensor, *, memory_format: Any = None) -> Tensor:

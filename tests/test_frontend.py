@@ -197,6 +197,7 @@ def make_inputs(T: Any) -> dict[str, Any]:
         "T": T,
         "F": T.nn.functional,
         "np": np,
+        "c4": f(2, 3, 2, 2),
     }
     return env
 
@@ -220,6 +221,7 @@ x.transpose(0, 1) | x.permute(1, 0) | x.permute((1, 0)) | x.reshape(4, 3) | x.re
 x.t().reshape(-1) | x.flatten() | bb.flatten(1) | x.unsqueeze(0) | x.unsqueeze(-1) | x.squeeze() | x.squeeze(0)
 x.unsqueeze(0).squeeze(0) | x.squeeze((0, 1)) | x.t() | v.t() | x.T | bb.mT | x.view(12) | x.view(-1, 2)
 x.view((3, 4)) | x.expand(2, 3, 4) | x.expand(2, -1, -1) | v.expand_as(x) | x.view_as(bb[0]) | x.contiguous()
+c4.contiguous(memory_format=T.channels_last) | x.contiguous(memory_format=T.contiguous_format)
 x.t().contiguous() | x.clone() | x.detach() | x.masked_fill(b, 0.0) | x.masked_fill(b, 1) | x.masked_fill(b, s0)
 x.clone().add_(y) | x.clone().add_(1) | x.clone().sub_(y) | x.clone().mul_(2) | x.clone().div_(2)
 x.clone().zero_() | x.clone().copy_(y) | x.clone().fill_(3) | x.clone().masked_fill_(b, 0)
@@ -256,6 +258,8 @@ T.zeros(2, 3) | T.zeros((2, 3)) | T.zeros([]) | T.ones(()) | T.ones(2, dtype=T.i
 T.full((2,), 3.0) | T.full((2,), True) | T.full((2, 2), 1.5, dtype=T.float64) | T.arange(5) | T.arange(1, 5)
 T.arange(0, 1, 0.25) | T.arange(5.0) | T.arange(5, dtype=T.float32) | T.scalar_tensor(3) | T.eye(3) | T.eye(2, 3)
 T.zeros_like(x) | T.ones_like(x, dtype=T.int64) | T.full_like(x, 2) | T.empty_like(x) | T.empty(2, 3).shape
+T.zeros_like(x.t(), memory_format=T.contiguous_format).stride() | T.ones_like(c4, memory_format=T.channels_last).stride()
+T.empty(2, 3, 2, 2, memory_format=T.channels_last).stride() | T.empty_like(x.t(), memory_format=T.preserve_format).stride()
 T.sign(x) | T.sgn(xi) | T.bitwise_and(b, b) | T.slice_scatter(x, y[:1], 0, 0, 1) | T.slice_scatter(x, y[:, 1:], 1, 1)
 T.empty_permuted((2, 3), (1, 0)).stride() | T.empty_permuted([2, 3, 4], [2, 0, 1], dtype=T.float64).stride()
 T.zeros(2, 3, device='meta') | T.randn(2, 3).shape | T.rand(2).shape | T.rand_like(x).shape | T.randn_like(x).shape
@@ -323,7 +327,7 @@ ERROR_EXPRS = """
 float(x4) | int(x4) | bool(x4) | x4.item() | F.dropout(x, 1.5) | T.clamp(x) | x.mT if False else v.mT
 T.cat(x) | F.cross_entropy(x, tgt, reduction='avg') | x.clone().__setitem__(0, 'a') | x + 'a' | x + None
 x.mm([1]) | x < 'a' | T.cat([x, 1]) | x @ 2 | 2 @ x | x - [1] | 'a' * x | x ** 'a' | x.transpose(0, 5) | x.softmax(5)
-x.max(5) | x.unsqueeze(5) | x.expand(3) | T.stack([x, 'a'])
+x.max(5) | x.unsqueeze(5) | x.expand(3) | T.stack([x, 'a']) | x.contiguous(memory_format=T.channels_last)
 """
 
 
