@@ -33,8 +33,9 @@ from . import compile_markers as _markers
 from . import pytree
 from .backends import lookup_backend
 from .compile_cache import STATS, CacheEntry, SegmentCache, segment_key
-from .compile_capture import LazyTensor, Session, Unsupported
+from .compile_capture import Session, Unsupported
 from .compile_hot import MISS, make_hot_call
+from .compile_lazy import LazyTensor
 from .graph_module import GraphModule
 
 __all__ = ["CompiledFunction", "Unsupported", "compile", "reset"]

@@ -18,29 +18,45 @@ function is ``call_function`` on the public callable (``dispatcher.sin``, ``F.re
 apart from ``x.add(y)`` by the user frame's current bytecode instruction), grad-mode changes are
 ``_set_grad_enabled`` nodes. Frames are followed with ``sys.setprofile`` for ``disable(recursive=False)``,
 ``disable_module``, ``allow_in_graph``-ed Python functions and ``dispatcher.autograd.grad``/``backward``.
+
+This module holds the session (``Session``: the capture mode, the state stack, breaks, flushes, the frame
+hook, the handling of each torch-level call); the parts it uses live beside it: compile_lazy.py (``LazyTensor``
+and how it becomes real), compile_segment.py (the graph being captured and its node building) and
+compile_call_sites.py (the user's frame and location, what a call is, break reasons).
 """
 
 from __future__ import annotations
 
-import dis
 import linecache
 import logging
 import operator
-import os
 import sys
-import weakref
 from typing import Any
 
-import dispatcher
 from dispatcher.autograd import grad_mode as _grad_mode
-from dispatcher.fake import DataDependentOutputException, DynamicOutputShapeException, FakeTensorMode
+from dispatcher.fake import DataDependentOutputException, DynamicOutputShapeException
 from dispatcher.modes import function_mode as _fm
 from dispatcher.tensor import Tensor
 from dispatcher.tls import per_thread
 
 from . import compile_markers as _markers
 from . import pytree
-from .graph import Graph, Node
+from .compile_call_sites import (
+    _OPNAME,
+    _PRINT_REASON,
+    _REQUIRES_GRAD_REASON,
+    _STDLIB_DIR,
+    _call_info,
+    _CallInfo,
+    _is_library_file,
+    _location,
+    _operator_of,
+    _user_frame,
+    format_location,
+)
+from .compile_lazy import LazyTensor, _become
+from .compile_segment import Segment, opaque_result
+from .graph import Node
 
 __all__ = ["LazyTensor", "Session", "Unsupported"]
 
@@ -49,204 +65,6 @@ log = logging.getLogger("tracer.compile")
 
 class Unsupported(RuntimeError):
     """A graph break where ``fullgraph`` forbids one (``torch._dynamo.exc.Unsupported``)."""
-
-
-# --- where user code is ----------------------------------------------------------------------------------------------
-_LIB_DIRS = (os.path.dirname(dispatcher.__file__) + os.sep, os.path.dirname(__file__) + os.sep)
-_STDLIB_DIR = os.path.dirname(os.__file__) + os.sep
-
-
-def _is_library_file(filename: str) -> bool:
-    return filename.startswith(_LIB_DIRS)
-
-
-def _user_frame(start: Any) -> Any:
-    """The innermost frame outside dispatcher/, tracer/ and contextlib, starting at ``start``."""
-    f = start
-    while f is not None and (f.f_code.co_filename.startswith(_LIB_DIRS)
-                             or f.f_code.co_filename.endswith("contextlib.py")):
-        f = f.f_back
-    return f
-
-
-def _location(frame: Any) -> tuple[str, int, str] | None:
-    if frame is None:
-        return None
-    return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
-
-
-def format_location(loc: tuple[str, int, str] | None) -> str:
-    """``File "f.py", line 3, in fn`` (the user's line), as tracebacks print it."""
-    if loc is None:
-        return "<unknown location>"
-    return f'File "{loc[0]}", line {loc[1]}, in {loc[2]}'
-
-
-# --- what a torch-level call is ----------------------------------------------------------------------------------------
-_BINARY_SYMBOLS = {sym: i for i, (_, sym) in enumerate(dis._nb_ops)} if hasattr(dis, "_nb_ops") else {}
-_SYMBOL_FNS = {
-    "+": operator.add, "&": operator.and_, "//": operator.floordiv, "<<": operator.lshift, "@": operator.matmul,
-    "*": operator.mul, "%": operator.mod, "|": operator.or_, "**": operator.pow, ">>": operator.rshift,
-    "-": operator.sub, "/": operator.truediv, "^": operator.xor,
-    "+=": operator.iadd, "&=": operator.iand, "//=": operator.ifloordiv, "<<=": operator.ilshift,
-    "@=": operator.imatmul, "*=": operator.imul, "%=": operator.imod, "|=": operator.ior, "**=": operator.ipow,
-    ">>=": operator.irshift, "-=": operator.isub, "/=": operator.itruediv, "^=": operator.ixor,
-    "<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt, ">=": operator.ge,
-}
-_CMP_OF_METHOD = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">=",
-                  "__lt__": "<", "__le__": "<=", "__eq__": "==", "__ne__": "!=", "__gt__": ">", "__ge__": ">="}
-#: the reflected operator methods (``__rshift__`` starts with ``__r`` but is not one)
-_REFLECTED = frozenset(f"__r{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
-                                            "and", "or", "xor", "lshift", "rshift", "divmod"))
-_UNARY_FNS = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos}
-_OPNAME = dis.opname
-
-# Tensor methods / attributes whose answer needs data: (reason, torch wording where Dynamo has one)
-_ITEM_REASON = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
-_DATA_DEPENDENT = {
-    "item": _ITEM_REASON, "__bool__": _ITEM_REASON, "__int__": _ITEM_REASON, "__float__": _ITEM_REASON,
-    "__index__": _ITEM_REASON, "__complex__": _ITEM_REASON,
-    "tolist": "Tensor.tolist() with non-integer tensor",
-    "numpy": "Unsupported Tensor.numpy() call (it needs data)",
-    "__repr__": "repr() on tensor", "__str__": "repr() on tensor", "__format__": "repr() on tensor",
-    "__array__": "Data dependent operator",
-    "backward": "Unsupported Tensor.backward() call",
-    "data_ptr": "Data dependent operator",
-}
-# autograd state lives on the real tensors: answered eagerly (for lazy tensors after a break)
-_AUTOGRAD_STATE = {"grad", "_grad", "grad_fn", "_grad_fn", "is_leaf", "_base", "_version", "data", "retain_grad",
-                   "retains_grad", "register_hook", "register_post_accumulate_grad_hook", "output_nr"}
-_AUTOGRAD_REASON = "Accessing autograd state of a captured tensor"
-_PRINT_REASON = "Failed to trace builtin operator `print`"
-_REQUIRES_GRAD_REASON = "requires_grad_() intermediate leaked as output"
-
-
-class _CallInfo:
-    """How a public callable appears in graphs: ``kind`` is "method", "getter" or "function"; ``name``."""
-
-    __slots__ = ("kind", "name", "data_reason")
-
-    def __init__(self, kind: str, name: str, data_reason: str | None) -> None:
-        self.kind = kind
-        self.name = name
-        self.data_reason = data_reason
-
-
-_INFO_CACHE: dict[int, tuple[Any, _CallInfo]] = {}
-
-
-def _call_info(func: Any) -> _CallInfo:
-    owner = getattr(func, "__self__", None)
-    if isinstance(owner, property):  # a getter: func is a fresh method-wrapper each time, key on the property
-        key_obj: Any = owner
-        hit = _INFO_CACHE.get(id(owner))
-        if hit is not None and hit[0] is owner:
-            return hit[1]
-        name = owner.fget.__name__ if owner.fget is not None else "?"
-        info = _CallInfo("getter", name, _AUTOGRAD_REASON if name in _AUTOGRAD_STATE else None)
-    else:
-        key_obj = func
-        hit = _INFO_CACHE.get(id(func))
-        if hit is not None and hit[0] is func:
-            return hit[1]
-        qual = getattr(func, "__qualname__", "") or ""
-        name = getattr(func, "__name__", None) or type(func).__name__
-        if qual.startswith("Tensor."):
-            reason = _DATA_DEPENDENT.get(name) or (_AUTOGRAD_REASON if name in _AUTOGRAD_STATE else None)
-            info = _CallInfo("method", name, reason)
-        else:
-            info = _CallInfo("function", name, None)
-    _INFO_CACHE[id(key_obj)] = (key_obj, info)
-    return info
-
-
-def _operator_of(frame: Any, info: _CallInfo) -> tuple[Any, bool] | None:
-    """(operator function, swap args) when the user frame is executing a Python operator, else None."""
-    if frame is None or info.kind != "method":
-        return None
-    code = frame.f_code.co_code
-    i = frame.f_lasti
-    if i < 0 or i + 1 >= len(code):
-        return None
-    opname = _OPNAME[code[i]]
-    arg = code[i + 1]
-    if opname == "BINARY_OP" and hasattr(dis, "_nb_ops") and arg < len(dis._nb_ops):
-        sym = dis._nb_ops[arg][1]
-        fn = _SYMBOL_FNS.get(sym)
-        if fn is None:
-            return None
-        return fn, info.name in _REFLECTED and not sym.endswith("=")
-    if opname == "COMPARE_OP" and arg < len(dis.cmp_op):
-        sym = dis.cmp_op[arg]
-        own = _CMP_OF_METHOD.get(info.name)
-        return _SYMBOL_FNS[sym], own is not None and own != sym
-    if opname == "BINARY_SUBSCR" and info.name == "__getitem__":
-        return operator.getitem, False
-    if opname == "STORE_SUBSCR" and info.name == "__setitem__":
-        return operator.setitem, False
-    if opname in _UNARY_FNS:
-        return _UNARY_FNS[opname], False
-    return None
-
-
-# --- the lazy tensor -------------------------------------------------------------------------------------------------
-class LazyTensor(Tensor):
-    """A tensor captured by ``tracer.compile`` and not computed yet: metadata from its fake, value after a flush.
-
-    Attributes (in ``__dict__``): ``_lz_fake`` (the FakeTensor), ``_lz_node`` (its node in the current segment).
-    At a flush the object *becomes* the real tensor (its class is set to Tensor and its fields copied), so
-    references held by the user's Python see the computed value afterwards.
-    """
-
-    __slots__ = ()
-
-    @classmethod
-    def __torch_dispatch__(cls, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
-        session = _markers.current_session()
-        if session is None:
-            raise RuntimeError(f"{func}: this tensor was captured by tracer.compile() and never computed (the "
-                               "compiled call that made it raised or was left); recompute it eagerly")
-        return session.on_aten_call(func, args, kwargs or {})
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        session = _markers.current_session()
-        if session is None or type(self) is LazyTensor and "_lz_fake" not in self.__dict__:
-            raise RuntimeError("this tensor was captured by tracer.compile() and never computed")
-        session.data_needed(self, "Data dependent operator")
-        return Tensor.__array__(self, dtype) if dtype is not None else Tensor.__array__(self)
-
-
-_TENSOR_SLOTS = tuple(s for s in Tensor.__slots__ if s not in ("__weakref__", "__dict__"))
-
-
-def _make_lazy(fake: Any, node: Node | None) -> LazyTensor:
-    lz = Tensor._make_wrapper_subclass(LazyTensor, fake.shape, fake.stride(), storage_offset=fake.storage_offset(),
-                                       dtype=fake.dtype, device=dispatcher.device("cpu"),
-                                       requires_grad=fake.requires_grad)
-    d = lz.__dict__
-    d["_lz_fake"] = fake
-    d["_lz_node"] = node
-    return lz
-
-
-def _become(lazy: LazyTensor, real: Tensor) -> None:
-    """Turn ``lazy`` (same object) into a tensor equal in every field to ``real``: storage, autograd, version."""
-    if not isinstance(real, Tensor):
-        raise TypeError(f"tracer.compile: the backend returned {type(real).__name__} where a tensor was expected")
-    for slot in _TENSOR_SLOTS:
-        try:
-            value = object.__getattribute__(real, slot)
-        except AttributeError:
-            try:
-                object.__delattr__(lazy, slot)
-            except AttributeError:
-                pass
-            continue
-        object.__setattr__(lazy, slot, value)
-    d = lazy.__dict__
-    d.clear()
-    d.update(real.__dict__)
-    lazy.__class__ = type(real)
 
 
 # --- states of a session ---------------------------------------------------------------------------------------------
@@ -279,25 +97,6 @@ class _Token:
         self.session.pop_state(self.state)
 
 
-# --- a segment: the graph being captured -------------------------------------------------------------------------------
-class _Segment:
-    __slots__ = ("graph", "fake_mode", "inputs", "input_nodes", "fakes", "lazies", "n_calls", "grad0", "grad_now",
-                 "first_body", "input_names")
-
-    def __init__(self, input_names: dict[int, str]) -> None:
-        self.graph = Graph()
-        self.fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
-        self.inputs: list[Tensor] = []  # real tensors, in placeholder order
-        self.input_nodes: dict[int, Node] = {}  # id(real) -> placeholder
-        self.fakes: dict[int, tuple[Tensor, Any, int]] = {}  # id(real) -> (real, fake, version when made)
-        self.lazies: list[tuple[Node, Any]] = []  # (node, weakref to its LazyTensor), creation order
-        self.n_calls = 0
-        self.grad0: bool = _grad_mode.is_grad_enabled()  # grad mode where the segment starts (Python resumes)
-        self.grad_now: bool = self.grad0  # grad mode after the nodes recorded so far
-        self.first_body: Node | None = None
-        self.input_names = input_names
-
-
 class Session:
     """One call of a compiled function: the capture mode, the state stack, the current segment, the flushes."""
 
@@ -306,7 +105,7 @@ class Session:
         self.fullgraph = fullgraph
         self.input_names = input_names
         self.states: list[_State] = [_State("capture")]
-        self.segment = _Segment(input_names)
+        self.segment = Segment(input_names)
         self.in_handler = 0
         self.mode = _CaptureMode(self)
         self.flushes: list[dict[str, Any]] = []  # one per graph run: key, reason, location, gm
@@ -368,7 +167,7 @@ class Session:
             self.states.pop()  # states a non-local exit (an exception) skipped
         self.states.pop()
         if self.state.kind == "capture" and state.kind != "capture":
-            self.segment = _Segment(self.input_names)
+            self.segment = Segment(self.input_names)
 
     def enter_disabled(self, why: str, fn: Any, recursive: bool = True, reason: str | None = None) -> _Token:
         """A ``disable``d call (or ``with disable():``) starts: end the graph, run eagerly until the token closes."""
@@ -411,7 +210,7 @@ class Session:
     def flush(self, reason: str | None, loc: Any) -> None:
         """Compile and run the current segment; turn its live lazy tensors into real ones; start a new segment."""
         seg = self.segment
-        self.segment = _Segment(self.input_names)
+        self.segment = Segment(self.input_names)
         if seg.n_calls == 0:
             return
         live: list[tuple[Node, LazyTensor]] = []
@@ -484,7 +283,7 @@ class Session:
                     and not code.co_filename.startswith(_STDLIB_DIR):
                 self.used_frames = True
                 new = _State("capture", frame)
-                self.segment = _Segment(self.input_names)
+                self.segment = Segment(self.input_names)
                 self.push_state(new)
 
     def _enter_eager_frame(self, frame: Any, reason: str, declared: bool = False) -> None:
@@ -508,7 +307,7 @@ class Session:
             else:
                 self.states.pop()
                 if self.state.kind == "capture":
-                    self.segment = _Segment(self.input_names)
+                    self.segment = Segment(self.input_names)
         finally:
             self.in_handler -= 1
 
@@ -533,7 +332,7 @@ class Session:
                 kwargs.update(local.get(names[idx], {}))
             state = _State("opaque", frame)
             state.fn = fn
-            state.node_args = self._node_args((tuple(args), kwargs))
+            state.node_args = self.segment.node_args((tuple(args), kwargs))
             self.push_state(state)
         finally:
             self.in_handler -= 1
@@ -542,8 +341,8 @@ class Session:
         seg = self.segment
         args, kwargs = state.node_args
         fake_out = pytree.tree_map(lambda v: v.__dict__["_lz_fake"] if type(v) is LazyTensor else v, retval)
-        node = self._record("call_function", state.fn, args, kwargs, fake_out, state.frame.f_back)
-        self._attach_outputs(node, retval, fake_out, seg)
+        node = self.segment.record("call_function", state.fn, args, kwargs, fake_out, state.frame.f_back)
+        seg.attach_outputs(node, retval, fake_out)
 
     # --- torch-level calls -----------------------------------------------------------------------------------------------
     def on_torch_function(self, func: Any, args: tuple, kwargs: dict) -> Any:
@@ -563,7 +362,7 @@ class Session:
             self.break_graph(_REQUIRES_GRAD_REASON, _location(frame), declared=False)
             return func(*args, **kwargs)
         if info.data_reason is not None:
-            if self._needs_data(args, kwargs):
+            if self.segment.needs_data(args, kwargs):
                 if state.kind == "opaque":
                     raise Unsupported(f"{info.data_reason} inside an allow_in_graph function "
                                       f"({getattr(state.fn, '__qualname__', state.fn)}): it must run on fake tensors")
@@ -596,34 +395,11 @@ class Session:
         finally:
             self.in_handler -= 1
 
-    def _needs_data(self, args: tuple, kwargs: dict) -> bool:
-        seg = self.segment
-        for a in pytree.arg_tree_leaves(*args, **kwargs):
-            if type(a) is LazyTensor:
-                return True
-            if isinstance(a, Tensor):
-                hit = seg.fakes.get(id(a))
-                if hit is not None and hit[0] is a and hit[1]._version_counter.version != hit[2]:
-                    return True  # a real tensor the pending graph writes to
-        return False
-
-    def _to_fake(self, a: Any) -> Any:
-        if type(a) is LazyTensor:
-            return a.__dict__["_lz_fake"]
-        if isinstance(a, Tensor):
-            seg = self.segment
-            hit = seg.fakes.get(id(a))
-            if hit is None or hit[0] is not a:
-                fake = seg.fake_mode.from_tensor(a)
-                hit = seg.fakes[id(a)] = (a, fake, fake._version_counter.version)
-            return hit[1]
-        return a
-
     def _trace_call(self, func: Any, info: _CallInfo, args: tuple, kwargs: dict, frame: Any) -> Any:
         flat, spec = pytree.tree_flatten((args, kwargs))
         seg = self.segment
         try:
-            fflat = [self._to_fake(a) for a in flat]
+            fflat = [seg.to_fake(a) for a in flat]
             versions = [(f, f._version_counter.version) for f in fflat if isinstance(f, Tensor)]
             fargs, fkwargs = pytree.tree_unflatten(fflat, spec)
             with _fm.DisableTorchFunction(), seg.fake_mode:
@@ -641,127 +417,30 @@ class Session:
         if not has_tensor and not mutated and info.name != "__setitem__":
             return out  # metadata (x.shape, x.dim()): answered from the fakes, no node
         if self.states[-1].kind == "opaque":
-            return self._opaque_result(fflat, flat, out)
+            return opaque_result(fflat, flat, out)
         op_fn = _operator_of(frame, info)
-        node_args = self._node_args((args, kwargs))
+        node_args = self.segment.node_args((args, kwargs))
         if op_fn is not None and not node_args[1]:
             target, swap = op_fn
             nargs = tuple(node_args[0])
             if swap and len(nargs) == 2:
                 nargs = (nargs[1], nargs[0])
-            node = self._record("call_function", target, nargs, {}, out, frame)
+            node = self.segment.record("call_function", target, nargs, {}, out, frame)
         elif info.kind == "method":
-            node = self._record("call_method", info.name, tuple(node_args[0]), node_args[1], out, frame)
+            node = self.segment.record("call_method", info.name, tuple(node_args[0]), node_args[1], out, frame)
         elif info.kind == "getter":
-            node = self._record("call_function", getattr, (node_args[0][0], info.name), {}, out, frame)
+            node = self.segment.record("call_function", getattr, (node_args[0][0], info.name), {}, out, frame)
         else:
-            node = self._record("call_function", func, tuple(node_args[0]), node_args[1], out, frame)
+            node = self.segment.record("call_function", func, tuple(node_args[0]), node_args[1], out, frame)
         # results: the same object for an input returned as is (in-place ops, no-op conversions)
         fake_to_arg = {id(f): a for f, a in zip(fflat, flat, strict=True) if isinstance(f, Tensor)}
-        return self._attach_outputs(node, None, out, seg, fake_to_arg)
+        return seg.attach_outputs(node, None, out, fake_to_arg)
 
     def _fallback(self, reason: str, frame: Any, func: Any, args: tuple, kwargs: dict) -> Any:
         if self.states[-1].kind == "opaque":
             raise Unsupported(f"{reason} inside an allow_in_graph function: it must run on fake tensors")
         self.break_graph(reason, _location(frame), declared=False)
         return func(*args, **kwargs)
-
-    def _opaque_result(self, fflat: list, flat: list, out: Any) -> Any:
-        fake_to_arg = {id(f): a for f, a in zip(fflat, flat, strict=True) if isinstance(f, Tensor)}
-
-        def wrap(v: Any) -> Any:
-            if isinstance(v, Tensor):
-                same = fake_to_arg.get(id(v))
-                return same if same is not None else _make_lazy(v, None)
-            return v
-
-        return pytree.tree_map(wrap, out)
-
-    def _attach_outputs(self, node: Node, retval: Any, fake_out: Any, seg: _Segment,
-                        fake_to_arg: dict | None = None) -> Any:
-        """Give ``node``'s tensor results their lazy tensors (getitem nodes for results inside containers)."""
-        return self._attach(retval, fake_out, node, seg, fake_to_arg)
-
-    def _attach(self, value: Any, fake: Any, src: Node, seg: _Segment, fake_to_arg: dict | None) -> Any:
-        # NB: a method, not a recursive closure: a closure referring to itself is a reference cycle that would
-        # keep the arguments (lazy tensors) alive until the next gc, and alive lazy tensors become graph outputs.
-        if isinstance(fake, Tensor):
-            if fake_to_arg is not None:
-                same = fake_to_arg.get(id(fake))
-                if same is not None:
-                    return same
-            if type(value) is LazyTensor and value.__dict__.get("_lz_node") is not None:
-                return value  # an input returned by an opaque function
-            lz = value if type(value) is LazyTensor else _make_lazy(fake, src)
-            lz.__dict__["_lz_node"] = src
-            seg.lazies.append((src, weakref.ref(lz)))
-            return lz
-        if isinstance(fake, (tuple, list)) and any(isinstance(x, Tensor) for x in pytree.tree_leaves(fake)):
-            items = []
-            for i, f in enumerate(fake):
-                v = value[i] if value is not None else None
-                if any(isinstance(x, Tensor) for x in pytree.tree_leaves(f)):
-                    g = seg.graph.create_node("call_function", operator.getitem, (src, i))
-                    g.meta["val"] = f
-                    items.append(self._attach(v, f, g, seg, fake_to_arg))
-                else:
-                    items.append(f)
-            if hasattr(fake, "_fields"):
-                return type(fake)(*items)
-            return type(fake)(items)
-        return value if value is not None else fake
-
-    # --- nodes -----------------------------------------------------------------------------------------------------------
-    def _node_args(self, tree: Any) -> Any:
-        def to_node(a: Any) -> Any:
-            if type(a) is LazyTensor:
-                node = a.__dict__.get("_lz_node")
-                if node is None:
-                    raise RuntimeError("tracer.compile: a tensor made inside an allow_in_graph function was used "
-                                       "outside it without being returned by it")
-                return node
-            if isinstance(a, Tensor):
-                return self._placeholder(a)
-            if isinstance(a, slice):
-                return a
-            return a
-
-        return pytree.tree_map(to_node, tree)
-
-    def _placeholder(self, real: Tensor) -> Node:
-        seg = self.segment
-        node = seg.input_nodes.get(id(real))
-        if node is not None and seg.inputs[node.meta["_index"]] is real:
-            return node
-        name = seg.input_names.get(id(real), "input")
-        graph = seg.graph
-        if seg.first_body is None:
-            node = graph.placeholder(name)
-        else:
-            with graph.inserting_before(seg.first_body):
-                node = graph.placeholder(name)
-        node.meta["val"] = self._to_fake(real)
-        node.meta["_index"] = len(seg.inputs)
-        seg.inputs.append(real)
-        seg.input_nodes[id(real)] = node
-        return node
-
-    def _record(self, op: str, target: Any, args: tuple, kwargs: dict, out: Any, frame: Any) -> Node:
-        seg = self.segment
-        graph = seg.graph
-        grad = _grad_mode.is_grad_enabled()
-        if grad != seg.grad_now:  # Dynamo's graphs switch grad mode with `_set_grad_enabled` nodes too
-            graph.create_node("call_function", _grad_mode._set_grad_enabled, (grad,)).meta["val"] = None
-            seg.grad_now = grad
-        node = graph.create_node(op, target, args, kwargs)
-        if seg.first_body is None:
-            seg.first_body = node
-        node.meta["val"] = out
-        loc = _location(frame)
-        if loc is not None:
-            node.meta["stack_trace"] = f'  {format_location(loc)}\n'
-        seg.n_calls += 1
-        return node
 
 
 # frames that always run eagerly (their arguments must be real): autograd's entry points

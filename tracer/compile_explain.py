@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .compile import CompiledFunction
-from .compile_capture import format_location
+from .compile_call_sites import format_location
 
 __all__ = ["BreakReason", "ExplainOutput", "explain"]
 
