@@ -1,24 +1,25 @@
 """Generate straight-line NumPy source for an aten-level GraphModule (the "numpy" backend's code generator).
 
-Steps, each a method of ``NumpyCodegen``:
+Steps (``NumpyCodegen.generate`` runs them in order):
 
-1. **lower**: every ``call_function`` node gets a ``Lowering`` from numpy_lowerings.py; a node with no
-   rule (or whose rule declines) becomes a *fallback* node that calls its aten op through the
+1. **lower** (here): every ``call_function`` node gets a ``Lowering`` from the rules of numpy_lowerings/; a
+   node with no rule (or whose rule declines) becomes a *fallback* node that calls its aten op through the
    dispatcher on arrays wrapped as Tensors (the aot_eager way), and is reported.
-2. **check**: the lowered statements run once, node by node, on the example values; each result's
-   shape and dtype are compared with the node's ``meta["val"]``. Where NumPy's type promotion differs
+2. **check** (numpy_check.py): the lowered statements run once, node by node, on the example values; each
+   result's shape and dtype are compared with the node's ``meta["val"]``. Where NumPy's type promotion differs
    from PyTorch's (Python scalars, 0-dim float64 operands, integer division, ...), a ufunc gets
    ``dtype=`` and anything else an ``astype``; a node that still disagrees or raises falls back.
-3. **alias analysis and liveness**: nodes whose arrays share memory (views, aliases, in-place results,
-   fallback results, and anything the check run found sharing memory) form one storage class. A class
-   is *pinned* when it holds an input, a constant, a fallback value or an output.
-4. **buffer reuse**: a ufunc node writes (``out=``) into the array of an unpinned class that is dead by
-   then, has the same shape and dtype, and was made fresh by the generated code itself. Elementwise
+3. **alias analysis and liveness** (numpy_buffers.py): nodes whose arrays share memory (views, aliases,
+   in-place results, fallback results, and anything the check run found sharing memory) form one storage
+   class. A class is *pinned* when it holds an input, a constant, a fallback value or an output.
+4. **buffer reuse** (numpy_buffers.py): a ufunc node writes (``out=``) into the array of an unpinned class that
+   is dead by then, has the same shape and dtype, and was made fresh by the generated code itself. Elementwise
    ufuncs may take a buffer that dies at that very node (NumPy handles the overlap); matmul only one
    that died before.
-5. **emit**: inputs are unwrapped once (``x_1 = _in0._data``) after a metadata guard, outputs are
+5. **emit** (here): inputs are unwrapped once (``x_1 = _in0._data``) after a metadata guard, outputs are
    wrapped once (``_wrap``), in-place writes into inputs bump their version counters; the source is
-   compiled with the constants and kernels as globals.
+   compiled with the constants, the kernels (numpy_kernels.py) and the run-time helpers (numpy_runtime.py)
+   as globals.
 
 PyTorch's counterpart is Inductor's scheduler and Python wrapper codegen
 (torch/_inductor/scheduler.py, codegen/wrapper.py), which also plans buffer reuse from liveness.
@@ -39,7 +40,11 @@ from dispatcher.tensor import Tensor
 from ..graph_module import GraphModule
 from ..node import Node
 from . import numpy_kernels
+from .numpy_buffers import plan_buffers
+from .numpy_check import check_run
 from .numpy_lowerings import Lowering, lowering_for, view_text
+from .numpy_nodes import attr_of, flat_nodes, mutates
+from .numpy_runtime import fallback_call, tree_leaves, tree_unflatten, wrap_output
 
 __all__ = ["NumpyCodegen"]
 
@@ -48,58 +53,6 @@ log = logging.getLogger("tracer.compile")
 _INF = float("inf")
 #: ``np.<name>`` or ``np.<name>.<attr>`` in a generated statement, not preceded by a name character or a dot
 _NP_REF = re.compile(r"(?<![\w.])np\.([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)")
-
-
-class _DSU:
-    """Union-find over node indices (storage classes)."""
-
-    def __init__(self) -> None:
-        self.parent: dict[int, int] = {}
-
-    def find(self, i: int) -> int:
-        p = self.parent.setdefault(i, i)
-        while p != self.parent[p]:
-            self.parent[p] = self.parent[self.parent[p]]
-            p = self.parent[p]
-        self.parent[i] = p
-        return p
-
-    def union(self, a: int, b: int) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[max(ra, rb)] = min(ra, rb)
-
-
-def _fallback_call(op: Any, args: Any, kwargs: Any) -> Any:
-    """Run ``op`` through the dispatcher on ndarray arguments (wrapped as Tensors sharing memory); arrays back."""
-    from dispatcher.creation import _wrap_numpy
-
-    def wrap(a: Any) -> Any:
-        if isinstance(a, (np.ndarray, np.generic)):
-            return _wrap_numpy(np.asarray(a))
-        if isinstance(a, (list, tuple)):
-            return type(a)(wrap(e) for e in a)
-        return a
-
-    def unwrap(r: Any) -> Any:
-        if isinstance(r, Tensor):
-            return r._data
-        if isinstance(r, (list, tuple)):
-            return tuple(unwrap(e) for e in r)
-        return r
-
-    return unwrap(op(*wrap(args), **{k: wrap(v) for k, v in kwargs.items()}))
-
-
-def _wrap_output(a: Any, dt: Any) -> Tensor:
-    """The result array as a CPU Tensor (no copy: contiguous arrays directly, others keep their strides)."""
-    if type(a) is not np.ndarray:
-        a = np.asarray(a)
-    if a.flags.c_contiguous:
-        return Tensor._wrap_contiguous(a, dt)
-    from dispatcher.creation import _wrap_numpy
-
-    return _wrap_numpy(a)
 
 
 class _Ctx:
@@ -132,7 +85,7 @@ class NumpyCodegen:
         self.example_values = example_values
         self.check_inputs = check_inputs
         self.globals: dict[str, Any] = {"np": np, "_k": numpy_kernels, "_inf": _INF, "_nan": float("nan"),
-                                        "_fallback_call": _fallback_call, "_wrap": _wrap_output, "_Tensor": Tensor,
+                                        "_fallback_call": fallback_call, "_wrap": wrap_output, "_Tensor": Tensor,
                                         "_wrap_contiguous": Tensor._wrap_contiguous, "_ndarray": np.ndarray,
                                         "_getitem": operator.getitem}
         self.autograd_fn: Any = None  #: what runs when an input requires grad (set by numpy_backend)
@@ -232,7 +185,7 @@ class NumpyCodegen:
             low = self._fold_views(low)
         if low is not None and low.kind == "alias":
             self.var[node] = self.var[low.sources[0]]  # the same array: no statement, the same variable
-        return low if low is not None else self._fallback(node)
+        return low if low is not None else self.fallback(node)
 
     def _fold_views(self, low: Lowering) -> Lowering:
         """``a.reshape(s1).reshape(s2)`` -> ``a.reshape(s2)`` (and transposes composed) when the middle is read once."""
@@ -270,14 +223,15 @@ class NumpyCodegen:
                             post=(f"{{out}} = {dst}",))
         return None
 
-    def _fallback(self, node: Node) -> Lowering:
+    def fallback(self, node: Node) -> Lowering:
+        """The lowering of a node that runs its op through the dispatcher (and is reported)."""
         op_name = f"_op_{self.var[node]}"
         self.globals[op_name] = node.target
         kwargs = "{" + ", ".join(f"{k!r}: {self.text(v)}" for k, v in node.kwargs.items()) + "}"
         args = self.text(tuple(node.args))
         if str(node.target) not in self.fallback_ops:
             self.fallback_ops.append(str(node.target))
-        sources = tuple(a for a in _flat_nodes((node.args, node.kwargs)))
+        sources = tuple(a for a in flat_nodes((node.args, node.kwargs)))
         return Lowering("fallback", f"_fallback_call({op_name}, {args}, {kwargs})", sources)
 
     def statements(self, node: Node, low: Lowering, out_buffer: str | None = None) -> list[str]:
@@ -302,166 +256,18 @@ class NumpyCodegen:
             lines.append(f"{v} = np.asarray({v})")
         return lines
 
-    # --- 2. the check run ------------------------------------------------------------------------------------------
-    def check(self) -> None:
-        env: dict[str, Any] = dict(self.globals)
-        for n, val in zip([n for n in self.nodes if n.op == "placeholder"], self.example_values):
-            env[self.var[n]] = val
-        for n in self.nodes:
-            if n.op == "get_attr":
-                env[self.var[n]] = _attr(self.gm, n.target)._data
-            elif n.op == "call_function":
-                low = self.lowering[n] = self.lower_node(n)
-                self._check_node(n, low, env)
-
-    def _run(self, node: Node, low: Lowering, env: dict) -> Any:
-        env.update(self.globals)
-        with np.errstate(all="ignore"):
-            exec(compile("\n".join(self.statements(node, low)), "<numpy backend check>", "exec"), env)
-        return env.get(self.var[node])
-
-    def _check_node(self, node: Node, low: Lowering, env: dict) -> None:
-        expected = node.meta.get("val")
-        if low.kind == "inplace":
-            # an in-place write into a 0-dim result: ufuncs return NumPy scalars there, so make that one an array
-            tgt = low.sources[0]
-            tgt_low = self.lowering.get(tgt)
-            if (not isinstance(env.get(self.var[tgt]), np.ndarray) and tgt_low is not None
-                    and tgt_low.kind in ("ufunc", "fresh", "getitem")):
-                self.asarray.add(tgt)
-                env[self.var[tgt]] = np.asarray(env[self.var[tgt]])
-        try:
-            value = self._run(node, low, env)
-            problem = _mismatch(value, expected)
-            if problem == "dtype" and low.kind in ("ufunc", "fresh", "getitem"):
-                if low.kind == "ufunc":
-                    low.dtype_kw = f", dtype={self.dtype_global(expected.dtype)}"
-                else:
-                    low.cast = self.dtype_global(expected.dtype)
-                value = self._run(node, low, env)
-                problem = _mismatch(value, expected)
-                if problem == "dtype" and low.kind == "ufunc":
-                    low.dtype_kw = ""
-                    low.cast = self.dtype_global(expected.dtype)
-                    value = self._run(node, low, env)
-                    problem = _mismatch(value, expected)
-            if problem is not None and low.kind != "fallback":
-                raise _Mismatch(problem)
-        except Exception:
-            if low.kind == "fallback":
-                raise
-            low = self.lowering[node] = self._fallback(node)
-            value = self._run(node, low, env)
-        # memory facts for the alias analysis
-        if low.kind in ("ufunc", "fresh", "multi_fresh", "getitem"):
-            # a getitem's array came out of its tuple-producing parent: compare it with the parent's operands
-            reads = node.args[0] if low.kind == "getitem" else node
-            operands = _flat_nodes((reads.args, reads.kwargs))
-            arrays = [env.get(self.var[a]) for a in operands]
-            outs = value if isinstance(value, tuple) else (value,)
-            shared = set()
-            for o in outs:
-                if isinstance(o, np.ndarray):
-                    for a, arr in zip(operands, arrays):
-                        if isinstance(arr, np.ndarray) and np.may_share_memory(o, arr):
-                            shared.add(a)
-            if shared:
-                self.shares[node] = shared
-            elif (isinstance(value, np.ndarray) and value.ndim >= 1 and value.flags.writeable and value.flags.owndata
-                  and low.kind != "multi_fresh"):
-                self.fresh_ok.add(node)
-        if low.kind == "inplace":
-            tgt = low.sources[0]
-            if not isinstance(env.get(self.var[tgt]), np.ndarray):
-                raise RuntimeError(f"numpy backend: in-place target {tgt.name} is not an array")
-
-    # --- 3. + 4. alias analysis, liveness, buffers --------------------------------------------------------------------
-    def plan(self) -> dict[Node, str]:
-        dsu = _DSU()
-        idx = self.index
-        pinned_members: set[int] = set()
-        for n in self.nodes:
-            i = idx[n]
-            dsu.find(i)
-            if n.op in ("placeholder", "get_attr"):
-                pinned_members.add(i)
-            low = self.lowering.get(n)
-            if low is None:
-                continue
-            if low.kind in ("view", "alias", "inplace", "multi_view", "fallback"):
-                for s in low.sources:
-                    dsu.union(i, idx[s])
-            if low.kind == "fallback":
-                pinned_members.add(i)
-            if low.kind == "getitem":
-                parent = self.lowering.get(n.args[0])
-                if parent is not None and parent.kind in ("multi_view", "fallback"):
-                    dsu.union(i, idx[n.args[0]])
-            for s in self.shares.get(n, ()):
-                dsu.union(i, idx[s])
-        output = self.nodes[-1]
-        for a in _flat_nodes(output.args):
-            pinned_members.add(idx[a])
-        pinned = {dsu.find(i) for i in pinned_members}
-        last_use: dict[int, int] = {}
-        for n in self.nodes:
-            i = idx[n]
-            r = dsu.find(i)
-            last_use[r] = max(last_use.get(r, i), i)
-            for a in _flat_nodes((n.args, n.kwargs)):
-                ra = dsu.find(idx[a])
-                last_use[ra] = max(last_use.get(ra, i), i)
-        self.dsu, self.pinned = dsu, pinned
-        # a class can lend its buffer when it is unpinned and its root array was made fresh here
-        owner: dict[int, Node] = {}
-        used = self.used
-        for n in self.nodes:
-            r = dsu.find(idx[n])
-            if r == idx[n] and n in self.fresh_ok and r not in pinned and n in used:
-                owner[r] = n
-        dies_at: dict[int, list[int]] = {}
-        for r in owner:
-            dies_at.setdefault(last_use[r], []).append(r)
-        free: dict[tuple, list[tuple[str, int]]] = {}  # (numel, dtype) -> dead buffers (variable, died at)
-        buffer_var: dict[int, str] = {r: self.var[n] for r, n in owner.items()}
-        buffer_shape = {self.var[n]: tuple(n.meta["val"].shape) for n in owner.values()}
-        out_buffers: dict[Node, str] = {}
-        for n in self.nodes:
-            i = idx[n]
-            low = self.lowering.get(n)
-            # a receiver may be pinned (an output takes over the dead buffer for good: it never returns to the pool)
-            if low is not None and low.kind == "ufunc" and n in self.fresh_ok and dsu.find(i) == i and n in used:
-                key = _key(n.meta["val"])
-                candidates = free.get(key, [])
-                now = list(candidates)
-                if low.elementwise:
-                    now += [(buffer_var[r], i) for r in dies_at.get(i, []) if _key(owner[r].meta["val"]) == key]
-                if now:
-                    var, died = now[0]
-                    if (var, died) in candidates:
-                        candidates.remove((var, died))
-                    else:
-                        dies_at[i] = [r for r in dies_at[i] if buffer_var[r] != var]
-                    shape = tuple(n.meta["val"].shape)
-                    # a buffer of another shape is seen through a reshape (a view: the buffers are fresh row-major
-                    # arrays; were it ever a copy, the ufunc would write into the copy, still correct)
-                    out_buffers[n] = var if buffer_shape[var] == shape else f"{var}.reshape({shape!r})"
-                    buffer_var[i] = var
-            for r in dies_at.get(i, []):
-                free.setdefault(_key(owner[r].meta["val"]), []).append((buffer_var[r], i))
-        return out_buffers
-
-    # --- 5. source ---------------------------------------------------------------------------------------------------
+    # --- 2. check (numpy_check.py), 3. + 4. buffers (numpy_buffers.py), 5. source -----------------------------------
     def generate(self, fn_name: str = "forward") -> str:
-        self.check()
+        """The generated function's source (and ``unchecked_source``): the steps of the module docstring."""
+        check_run(self)
         self.used = self._used_nodes()
-        out_buffers = self.plan()
+        out_buffers = plan_buffers(self)
         placeholders = [n for n in self.nodes if n.op == "placeholder"]
         params = [f"_in{i}" for i in range(len(placeholders))]
         lines = []
         info = self.gm.graph.pytree_info
         if info is not None:
-            self.globals["_tree_leaves"] = _tree_leaves
+            self.globals["_tree_leaves"] = tree_leaves
             lines.append(f"def {fn_name}(*args):")
             lines.append(f"    {', '.join(params)}{',' if len(params) == 1 else ''} = _tree_leaves(args)")
         else:
@@ -491,7 +297,7 @@ class NumpyCodegen:
                 lines.append(f"        return _guard_failed({', '.join(params)})")
         for n in self.nodes:
             if n.op == "get_attr":
-                lines.append(f"    {self.var[n]} = {self.text(_attr(self.gm, n.target)._data)}")
+                lines.append(f"    {self.var[n]} = {self.text(attr_of(self.gm, n.target)._data)}")
         for n in self.nodes:
             if n.op != "call_function" or n not in self.used:
                 continue
@@ -501,7 +307,7 @@ class NumpyCodegen:
                 lines.append("    " + self._bind_numpy(s))
             if low.kind == "fallback":
                 lines[-1] += f"  # fallback: {n.target} through the dispatcher"
-            if low.kind == "inplace" or (low.kind == "fallback" and _mutates(n)):
+            if low.kind == "inplace" or (low.kind == "fallback" and mutates(n)):
                 root = self.dsu.find(self.index[n])
                 for pn, p in same_object.items():
                     if self.dsu.find(self.index[pn]) == root and pn.op == "placeholder":
@@ -554,7 +360,7 @@ class NumpyCodegen:
             return list(low.reads)
         if low is not None and low.kind == "alias":
             return list(low.sources)
-        return _flat_nodes((n.args, n.kwargs))
+        return flat_nodes((n.args, n.kwargs))
 
     def _output_text(self, out: Any, same_object: dict[Node, str]) -> str:
         info = self.gm.graph.pytree_info
@@ -565,7 +371,7 @@ class NumpyCodegen:
                 if x in same_object:
                     return same_object[x]
                 if x.op == "get_attr":
-                    return self.text(_attr(self.gm, x.target))
+                    return self.text(attr_of(self.gm, x.target))
                 val = x.meta.get("val")
                 if not isinstance(val, Tensor):
                     return self.var[x]
@@ -587,7 +393,7 @@ class NumpyCodegen:
             return leaf(x)
 
         if info is not None:
-            self.globals["_tree_unflatten"] = _tree_unflatten
+            self.globals["_tree_unflatten"] = tree_unflatten
             self.globals["_out_spec"] = info.out_spec
             return f"_tree_unflatten({tree(list(out))}, _out_spec)"
         return tree(out)
@@ -616,7 +422,7 @@ class NumpyCodegen:
                 raise ValueError(f"numpy backend: input {i} ({n.name}) was compiled for the constant "
                                  f"{self.example_values[i]!r}, got {a!r}; compile again for this value")
         info = self.gm.graph.pytree_info
-        nested = _tree_unflatten(list(args), info.in_spec) if info is not None else args
+        nested = tree_unflatten(list(args), info.in_spec) if info is not None else args
         if self.autograd_fn is not None and any(isinstance(a, Tensor) and a.requires_grad for a in args):
             from dispatcher.autograd.grad_mode import is_grad_enabled
 
@@ -628,78 +434,3 @@ class NumpyCodegen:
                                 getattr(self.autograd_fn, "__name__", type(self.autograd_fn).__name__))
                 return self.autograd_fn(*nested)
         return self.gm(*nested)
-
-
-class _Mismatch(Exception):
-    """The lowered code's result has another shape / dtype than the node's ``meta["val"]``: fall back."""
-
-
-def _mismatch(value: Any, expected: Any) -> str | None:
-    """``None`` when ``value`` has the shape / dtype of ``expected`` (a FakeTensor, a tuple of them, or None)."""
-    if isinstance(expected, (tuple, list)):
-        if not isinstance(value, (tuple, list)) or len(value) != len(expected):
-            return "structure"
-        for v, e in zip(value, expected):
-            p = _mismatch(v, e)
-            if p is not None:
-                return p
-        return None
-    if not isinstance(expected, Tensor):
-        return None
-    if value is None:
-        return "missing"
-    if np.shape(value) != tuple(expected.shape):
-        return "shape"
-    if np.asarray(value).dtype != np.dtype(expected.dtype.np_dtype):
-        return "dtype"
-    return None
-
-
-def _key(val: Any) -> tuple:
-    """Buffers are interchangeable when they hold as many elements of the same dtype."""
-    n = 1
-    for s in val.shape:
-        n *= int(s)
-    return n, np.dtype(val.dtype.np_dtype)
-
-
-def _mutates(node: Node) -> bool:
-    """Does the node's op write into one of its arguments (an ``(a!)`` annotation in its schema)?"""
-    schema = getattr(node.target, "_schema", None)
-    return schema is not None and any(getattr(a, "is_write", False) for a in schema.arguments)
-
-
-def _flat_nodes(tree: Any) -> list[Node]:
-    out: list[Node] = []
-
-    def walk(x: Any) -> None:
-        if isinstance(x, Node):
-            out.append(x)
-        elif isinstance(x, (list, tuple)):
-            for e in x:
-                walk(e)
-        elif isinstance(x, dict):
-            for e in x.values():
-                walk(e)
-
-    walk(tree)
-    return out
-
-
-def _attr(gm: Any, target: str) -> Any:
-    obj = gm
-    for part in target.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-def _tree_leaves(args: Any) -> list:
-    from .. import pytree
-
-    return pytree.tree_leaves(list(args))
-
-
-def _tree_unflatten(leaves: list, spec: Any) -> Any:
-    from .. import pytree
-
-    return pytree.tree_unflatten(leaves, spec)
