@@ -4,14 +4,14 @@ Corresponds to torch/nn/modules/module.py (the core of it: no backward hooks, no
 modules, no ``_apply`` over devices). Assigning a ``Parameter`` / a ``Module`` / a tensor to
 a registered buffer name registers it (``__setattr__``); ``named_parameters`` and friends
 walk submodules in registration order with dotted prefixes and skip shared tensors;
-``state_dict`` / ``load_state_dict`` use the same keys, checks and error texts as PyTorch;
-``__call__`` runs forward pre-hooks, ``forward`` and forward hooks.
+``state_dict`` / ``load_state_dict`` use the same keys, checks and error texts as PyTorch (the work is
+done in state_dict.py; the methods here stay the points a layer overrides); ``__call__`` runs forward
+pre-hooks, ``forward`` and forward hooks.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -19,10 +19,15 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.hooks import RemovableHandle
 from ..tensor import Tensor
 from .parameter import Buffer, Parameter
+from .state_dict import (
+    _IncompatibleKeys,
+    collect_state_dict,
+    load_own_state,
+    load_state_dict_into,
+    save_own_state,
+)
 
 __all__ = ["Module"]
-
-_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 _TENSOR_TYPE_NAMES = {
     "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "int64": "LongTensor",
@@ -38,19 +43,6 @@ def typename(obj: Any) -> str:
     module = getattr(cls, "__module__", "") or ""
     qualname = getattr(cls, "__qualname__", cls.__name__)
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns (PyTorch's ``_IncompatibleKeys``)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
 
 
 def _addindent(s: str, num_spaces: int) -> str:
@@ -403,16 +395,9 @@ class Module:
     def type(self, dst_type: Any) -> Module:
         return self._apply(lambda t: t.type(dst_type))
 
-    # --- state dict ------------------------------------------------------------------------------
+    # --- state dict (the work is done in state_dict.py) -------------------------------------------
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-        if type(self).get_extra_state is not Module.get_extra_state:
-            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+        save_own_state(self, destination, prefix, keep_vars, type(self).get_extra_state is not Module.get_extra_state)
 
     def state_dict(self, *args: Any, destination: dict | None = None, prefix: str = "",
                    keep_vars: bool = False) -> dict[str, Any]:
@@ -420,17 +405,7 @@ class Module:
         if args:
             raise TypeError("state_dict(): positional arguments are not supported, pass destination=, prefix=, "
                             "keep_vars= by keyword")
-        if destination is None:
-            destination = OrderedDict()
-            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
-        metadata = getattr(destination, "_metadata", None)
-        if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
-        return destination
+        return collect_state_dict(self, destination, prefix, keep_vars)
 
     def get_extra_state(self) -> Any:
         raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
@@ -440,93 +415,13 @@ class Module:
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
                               missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
-        persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items())
-                       if v is not None}
-        assign = local_metadata.get("assign_to_params_buffers", False)
-        for name, param in local_state.items():
-            key = prefix + name
-            if key in state_dict:
-                input_param = state_dict[key]
-                if not isinstance(input_param, Tensor):
-                    error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
-                                      f"Tensor-like object from checkpoint but received {type(input_param)}")
-                    continue
-                if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
-                    input_param = input_param[0]
-                if input_param.shape != param.shape:
-                    error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} "
-                                      f"from checkpoint, the shape in current model is {param.shape}.")
-                    continue
-                try:
-                    with no_grad():
-                        if assign:
-                            if isinstance(param, Parameter) and not isinstance(input_param, Parameter):
-                                input_param = Parameter(input_param, requires_grad=param.requires_grad)
-                            elif isinstance(param, Parameter):
-                                input_param.requires_grad_(param.requires_grad)
-                            setattr(self, name, input_param)
-                        else:
-                            param.copy_(input_param)
-                except Exception as ex:
-                    error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model '
-                                      f"are {param.size()} and whose dimensions in the checkpoint are "
-                                      f"{input_param.size()}, an exception occurred : {ex.args}.")
-            elif strict:
-                missing_keys.append(key)
-        extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
-        if type(self).set_extra_state is not Module.set_extra_state:
-            if extra_state_key in state_dict:
-                self.set_extra_state(state_dict[extra_state_key])
-            elif strict:
-                missing_keys.append(extra_state_key)
-        elif strict and extra_state_key in state_dict:
-            unexpected_keys.append(extra_state_key)
-        if strict:
-            for key in state_dict:
-                if key.startswith(prefix) and key != extra_state_key:
-                    input_name = key[len(prefix):].split(".", 1)
-                    if len(input_name) > 1:
-                        if input_name[0] not in self._modules:
-                            unexpected_keys.append(key)
-                    elif input_name[0] not in local_state:
-                        unexpected_keys.append(key)
+        load_own_state(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs,
+                       type(self).set_extra_state is not Module.set_extra_state)
 
     def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
                         assign: bool = False) -> _IncompatibleKeys:
         """Copy parameters and buffers from ``state_dict`` (keys as ``state_dict()`` makes them)."""
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing_keys: list[str] = []
-        unexpected_keys: list[str] = []
-        error_msgs: list[str] = []
-        metadata = getattr(state_dict, "_metadata", None)
-        state_dict = OrderedDict(state_dict)
-
-        def load(module: Module, local_state_dict: dict, prefix: str = "") -> None:
-            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-            if assign:
-                local_metadata["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                         unexpected_keys, error_msgs)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    child_state_dict = {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}
-                    load(child, child_state_dict, child_prefix)
-
-        load(self, state_dict)
-        if strict:
-            if unexpected_keys:
-                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected_keys)))
-            if missing_keys:
-                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing_keys)))
-        if error_msgs:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self.__class__.__name__, "\n\t".join(error_msgs)))
-        return _IncompatibleKeys(missing_keys, unexpected_keys)
+        return load_state_dict_into(self, state_dict, strict, assign)
 
     # --- calling ---------------------------------------------------------------------------------
     def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
