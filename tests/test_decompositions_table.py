@@ -19,7 +19,6 @@ from dispatcher.op_overload import namespace
 from dispatcher.ops.native_functions import NATIVE_FUNCTIONS
 from tests import op_samples as S
 from tracer import make_fx
-from tracer.decomp_registry import global_decomposition_table
 from tracer.decompositions import (
     CORE_ATEN_DECOMPOSITION_OPS,
     MISSING_CORE_DECOMPOSITIONS,
@@ -28,6 +27,7 @@ from tracer.decompositions import (
     is_preservable_cia_op,
     register_decomposition,
 )
+from tracer.decompositions.registry import global_decomposition_table
 
 aten = namespace("aten")
 

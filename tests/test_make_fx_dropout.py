@@ -1,4 +1,4 @@
-"""dropout under make_fx in every configuration, against torch 2.13 (tracer/decomp_py_kernels.py).
+"""dropout under make_fx in every configuration, against torch 2.13 (tracer/decompositions/dropout.py).
 
 torch/_decomp registers a Python kernel for ``aten.dropout`` (CompositeImplicitAutograd and Autograd):
 ``native_dropout(...)[0]`` when training with ``p != 0``, else ``input.clone()``. It runs where the Python

@@ -13,8 +13,8 @@ import dispatcher.nn.functional as DF
 from dispatcher.op_overload import namespace
 from tests import corpus as C
 from tracer import make_fx
-from tracer.decomp_preserve import PreservedOpBackwardError
 from tracer.decompositions import core_aten_decompositions
+from tracer.decompositions.preserve import PreservedOpBackwardError
 
 aten = namespace("aten")
 

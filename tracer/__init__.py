@@ -4,8 +4,8 @@ Imports ``dispatcher``; never the other way round. The graph IR (torch.fx's coun
 ``Graph`` (graph.py, with the IR's grammar), ``Node`` (node.py), node names (names.py),
 ``Graph.lint()`` (lint.py), ``GraphModule`` and code generation (graph_module.py), and a
 small pytree library (pytree.py). ``make_fx`` and ``ProxyTorchDispatchMode`` are in proxy_tensor.py;
-decomposition tables (``core_aten_decompositions()``) in decompositions.py and decomp_*.py.
-``compile()`` and Dynamo's controls are in compile*.py, its backends in backends/; built-in
+decomposition tables (``core_aten_decompositions()``) in the decompositions/ package, one module per op
+family. ``compile()`` and Dynamo's controls are in compile*.py, its backends in backends/; built-in
 example programs in examples.py.
 """
 

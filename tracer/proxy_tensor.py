@@ -518,9 +518,9 @@ def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, trac
     """Return a function that traces ``f`` on example inputs into a GraphModule (module docstring).
 
     ``preserve``: CompositeImplicitAutograd ops (OpOverloads or packets) kept whole, as one node, in a
-    post-dispatch trace (tracer/decomp_preserve.py).
+    post-dispatch trace (tracer/decompositions/preserve.py).
     """
-    from .decomp_preserve import resolve_preserved
+    from .decompositions.preserve import resolve_preserved
 
     preserved = resolve_preserved(preserve)
     if tracing_mode not in ("real", "fake"):
@@ -574,7 +574,7 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
     mode = ProxyTorchDispatchMode(tracer, decomposition_table, pre_dispatch, preserve)
     with contextlib.ExitStack() as stack:
         if preserve:
-            from .decomp_preserve import preserving
+            from .decompositions.preserve import preserving
 
             stack.enter_context(preserving(preserve, pre_dispatch))
         if fake_mode is not None:

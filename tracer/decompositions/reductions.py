@@ -1,15 +1,16 @@
-"""Core-aten decompositions of the ops_b batch: ``tril`` / ``triu``, ``std`` / ``std_mean``, ``logsumexp``, ``all``.
+"""Core-aten decompositions of the reductions: ``sum.default``, ``std`` / ``std_mean``, ``logsumexp``, ``all``,
+``nansum`` and ``aminmax``.
 
-Corresponds to the torch/_refs functions PyTorch 2.13's ``core_aten_decompositions()`` maps these ops to:
+Corresponds to the torch/_refs/__init__.py functions and torch/_decomp/decompositions.py entries PyTorch 2.13's
+``core_aten_decompositions()`` maps these ops to:
 
-* ``tril`` / ``triu``: a mask from two ``arange`` rows (column index minus row index compared with the
-  diagonal), applied with ``where(mask, self, 0)`` (``logical_and`` for bool); the result made contiguous;
+* ``sum.default``: ``sum.dim_IntList`` over no dims (every dim);
 * ``std`` / ``std_mean``: ``var`` / ``var_mean`` with the correction as a float, in the opmath dtype (half
   precision computes in float32), then ``sqrt`` and a cast back;
 * ``logsumexp``: integers promoted to float; the kept-dims max (infinities replaced by 0) subtracted before
   ``exp``, added back after ``log``; an empty input sums ``exp`` directly;
 * ``all``: ``logical_not(any(logical_not(self), dim, keepdim))``, cast back to uint8 for uint8 input;
-* ``roll``: ``index_select`` along each rolled dim with ``fmod(start + arange(size), size)``.
+* ``nansum``: ``sum`` of ``where(isnan(self), 0, self)``; ``aminmax``: ``(amin, amax)`` with the same arguments.
 """
 
 from __future__ import annotations
@@ -21,32 +22,18 @@ from dispatcher import dtypes
 from dispatcher.op_overload import namespace
 from dispatcher.tensor import Tensor
 
-from .decomp_core import computation_dtype
-from .decomp_registry import register_decomposition
+from .registry import register_decomposition
+from .type_promotion import computation_dtype
 
 aten = namespace("aten")
 
 
-def _triangle_mask(a: Tensor, diagonal: int, lower: bool) -> Tensor:
-    if a.dim() < 2:
-        raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
-    h, w = a.shape[-2:]
-    cols = aten.unsqueeze.default(aten.arange.default(w, device=a.device, pin_memory=False), -2)
-    rows = aten.unsqueeze.default(aten.arange.default(h, device=a.device, pin_memory=False), -1)
-    offset = aten.sub.Tensor(cols, rows)
-    mask = aten.le.Scalar(offset, diagonal) if lower else aten.ge.Scalar(offset, diagonal)
-    masked = aten.logical_and.default(mask, a) if a.dtype is dtypes.bool else aten.where.ScalarOther(mask, a, 0)
-    return masked.contiguous()
+@register_decomposition(aten.sum.default)
+def sum_default(self: Tensor, *, dtype: Any = None) -> Tensor:
+    return aten.sum.dim_IntList(self, [], dtype=dtype)
 
 
-@register_decomposition(aten.tril.default)
-def tril(self: Tensor, diagonal: int = 0) -> Tensor:
-    return _triangle_mask(self, diagonal, lower=True)
-
-
-@register_decomposition(aten.triu.default)
-def triu(self: Tensor, diagonal: int = 0) -> Tensor:
-    return _triangle_mask(self, diagonal, lower=False)
+# --- std, std_mean, logsumexp -----------------------------------------------------------------------------------------
 
 
 def _moments_kwargs(correction: Any, keepdim: bool) -> dict[str, Any]:
@@ -95,6 +82,9 @@ def logsumexp(self: Tensor, dim: list[int], keepdim: bool = False) -> Tensor:
     return _to(aten.add.Tensor(aten.log.default(total), squeezed), result_dtype)
 
 
+# --- all --------------------------------------------------------------------------------------------------------------
+
+
 def _all(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """``all`` as ``not any(not self)`` (uint8 stays uint8), through ``torch.any``'s overload choice."""
     from dispatcher.functional_more_b import any as any_
@@ -113,27 +103,22 @@ def all_dim(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return _all(self, dim, keepdim)
 
 
-@register_decomposition(aten.roll.default)
-def roll(a: Tensor, shifts: list[int], dims: list[int] = ()) -> Tensor:  # type: ignore[assignment]
-    """One dim: ``index_select`` with ``fmod(start + arange(size), size)``; several: one dim at a time; none: the
-    flattened tensor rolled, viewed back."""
-    dims = [d + a.dim() if d < 0 else d for d in dims]
-    if a.numel() == 0:
-        return aten.clone.default(a)
-    if a.dim() == 0 and len(dims) > 0:
-        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-    if len(shifts) != 1 or len(dims) != 1:
-        if len(shifts) == 0:
-            raise RuntimeError("`shifts` required")
-        if len(dims) == 0 and len(shifts) == 1:
-            flat = aten.flatten.using_ints(a)
-            return aten.view.default(aten.roll.default(flat, list(shifts), [0]), list(a.shape))
-        if len(shifts) != len(dims):
-            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-        first = aten.roll.default(a, [shifts[0]], [dims[0]])
-        return aten.roll.default(first, list(shifts[1:]), list(dims[1:]))
-    dim = dims[0]
-    size = a.shape[dim]
-    start = (size - shifts[0]) % size
-    idx = aten.arange.default(size, device=a.device, pin_memory=False)
-    return aten.index_select.default(a, dim, aten.fmod.Scalar(aten.add.Tensor(idx, start), size))
+# --- nansum, aminmax --------------------------------------------------------------------------------------------------
+
+
+@register_decomposition(aten.nansum.default)
+def nansum(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``sum(where(isnan(self), 0, self), dim, keepdim, dtype=dtype)``."""
+    zeroed = aten.where.ScalarSelf(aten.isnan.default(self), 0, self)
+    args = [dim, True] if keepdim else [dim]
+    return aten.sum.dim_IntList(zeroed, *args, dtype=dtype) if dtype is not None else (
+        aten.sum.dim_IntList(zeroed, *args))
+
+
+@register_decomposition(aten.aminmax.default)
+def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    """``(amin(self, dim, keepdim), amax(self, dim, keepdim))``, the dim passed as a list when given."""
+    args: list[Any] = [] if dim is None else [[dim]]
+    if keepdim:
+        args = [args[0] if args else [], True]
+    return aten.amin.default(self, *args), aten.amax.default(self, *args)

@@ -1,17 +1,19 @@
-"""Core-aten decompositions of the conv batch: ``native_batch_norm_backward`` and ``native_group_norm_backward``.
+"""Core-aten decompositions of the normalization backwards: ``native_layer_norm_backward``,
+``native_batch_norm_backward`` and ``native_group_norm_backward``.
 
-Corresponds to their entries in torch/_decomp/decompositions.py, the only non-CompositeImplicitAutograd ops of
-this batch PyTorch 2.13's ``core_aten_decompositions()`` lowers (``convolution``, the pooling ops and their
-backwards, ``native_batch_norm`` and ``native_group_norm`` stay; ``conv1d`` / ``conv2d`` / ``max_pool2d`` /
-``group_norm`` ... map to their CIA kernels like every functional CIA op):
+Corresponds to their entries in torch/_decomp/decompositions.py, the only normalization ops PyTorch 2.13's
+``core_aten_decompositions()`` lowers (``native_layer_norm``, ``native_batch_norm`` and ``native_group_norm``
+stay; ``layer_norm`` / ``batch_norm`` / ``group_norm`` ... map to their CIA kernels like every functional CIA op).
+Each calls the aten ops PyTorch's calls, in the same order (Python evaluates ``a * b - c`` left to right):
 
+* ``native_layer_norm_backward``: in the computation dtype, ``x_hat = (x - mean) * rstd``, the input gradient
+  ``(rstd / n) * (n * g - sum(g) - x_hat * sum(g * x_hat))`` with ``g = grad * weight``, and the weight and bias
+  gradients summed over the outer dims; each result cast back;
 * ``native_batch_norm_backward``: per-channel sums of the gradient and of ``grad * (x - mean)`` over every dim
   but 1, the statistics unsqueezed to broadcast, ``rsqrt(running_var + eps)`` in evaluation; the gradient of the
   input is ``((grad - (x - mean) * proj_scale) - grad_mean) * grad_scale`` in training;
 * ``native_group_norm_backward``: the per-(sample, channel) sums ``ds`` / ``db``, folded per group into the
   coefficients ``c1``, ``c2``, ``c3`` of ``grad``, ``x`` and 1 (half types compute in float32).
-
-Each calls the aten ops PyTorch's calls, in the same order (Python evaluates ``a * b - c`` left to right).
 """
 
 from __future__ import annotations
@@ -23,11 +25,64 @@ import dispatcher
 from dispatcher.op_overload import namespace
 from dispatcher.tensor import Tensor
 
-from .decomp_core import computation_dtype, pw_cast_for_opmath
-from .decomp_nn import _unsqueeze_to_dim
-from .decomp_registry import register_decomposition
+from .registry import register_decomposition
+from .type_promotion import computation_dtype, pw_cast_for_opmath
 
 aten = namespace("aten")
+
+
+def _unsqueeze_to_dim(x: Tensor, ndim: int) -> Tensor:
+    for _ in range(ndim - x.dim()):
+        x = x.unsqueeze(-1)
+    return x
+
+
+def _maybe_cast(x: Tensor | None, dtype: Any) -> Tensor | None:
+    return x.to(dtype) if x is not None and dtype is not None and x.dtype != dtype else x
+
+
+@register_decomposition(aten.native_layer_norm_backward.default)
+def native_layer_norm_backward(grad_out: Tensor, input: Tensor, normalized_shape: list[int], mean: Tensor,  # noqa: A002
+                               rstd: Tensor, weight: Tensor | None, bias: Tensor | None,
+                               output_mask: list[bool]) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
+    from dispatcher.memory_format import contiguous_format
+
+    compute = computation_dtype(input.dtype)
+    grad_out_c, input_c, weight_c, bias_c = (
+        None if x is None else x.to(compute, memory_format=contiguous_format) for x in (grad_out, input, weight, bias))
+    ndim = input.dim()
+    axis = ndim - len(normalized_shape)
+    inner_dims, outer_dims = list(range(axis, ndim)), list(range(axis))
+    n = math.prod(input.shape[axis:])
+    m = math.prod(input.shape[:axis])
+    if m == 0 or n == 0:
+        return (input.new_zeros(input.shape) if output_mask[0] else None,
+                input.new_zeros(input.shape[axis:]) if output_mask[1] else None,
+                input.new_zeros(input.shape[axis:]) if output_mask[2] else None)
+    mean = _unsqueeze_to_dim(mean, ndim)
+    rstd = _unsqueeze_to_dim(rstd, ndim)
+    x_hat = (input_c - mean) * rstd
+    grad_x_hat = grad_out_c * weight_c if weight_c is not None else grad_out_c
+    a = grad_x_hat * n
+    b = aten.sum.dim_IntList(grad_x_hat, inner_dims, True)
+    c1 = grad_x_hat * x_hat
+    c2 = aten.sum.dim_IntList(c1, inner_dims, True)
+    c3 = x_hat * c2
+    inner = a - b - c3
+    d_input = d_weight = d_bias = None
+    if output_mask[0]:
+        d_input = (rstd / n) * inner
+    if output_mask[1] and weight_c is not None:
+        d_weight = (aten.sum.dim_IntList(grad_out_c * x_hat, outer_dims, False) if outer_dims
+                    else grad_out_c * x_hat)
+    if output_mask[2] and bias_c is not None:
+        d_bias = aten.sum.dim_IntList(grad_out_c, outer_dims, False) if outer_dims else grad_out_c.clone()
+    return (_maybe_cast(d_input, input.dtype),
+            _maybe_cast(d_weight, None if weight is None else weight.dtype),
+            _maybe_cast(d_bias, None if bias is None else bias.dtype))
+
+
+# --- batch norm, group norm -------------------------------------------------------------------------------------------
 
 
 def _broadcast_to_channels(x: Tensor, mask: list[int]) -> Tensor:

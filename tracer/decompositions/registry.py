@@ -3,8 +3,9 @@
 Corresponds to the registration half of torch/_decomp/__init__.py (``register_decomposition``,
 ``_add_op_to_registry``, ``global_decomposition_table``). A decomposition is a plain Python function
 written with aten ops; registering it for an ``OpOverloadPacket`` registers it for every overload of
-that packet, as PyTorch does. The decomposition families (``decomp_*.py``) import this module and
-register into ``global_decomposition_table``; ``decompositions.py`` builds the tables users ask for.
+that packet, as PyTorch does. The family modules of this package (``arithmetic.py``, ``views.py``, ...) import
+this module and register into ``global_decomposition_table``; the package's ``__init__.py`` builds the tables users
+ask for.
 
 NB: PyTorch keeps three tables ("post_autograd", "pre_autograd", "meta"); every decomposition here
 is a post-autograd one, so there is a single table.
@@ -19,7 +20,7 @@ from dispatcher.op_overload import OpOverload, OpOverloadPacket
 
 __all__ = ["global_decomposition_table", "register_decomposition", "overloads_of"]
 
-#: OpOverload -> decomposition, filled by the ``decomp_*`` modules
+#: OpOverload -> decomposition, filled by the family modules
 global_decomposition_table: dict[OpOverload, Callable[..., Any]] = {}
 
 

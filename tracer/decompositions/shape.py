@@ -1,0 +1,126 @@
+"""Core-aten decompositions of the shape ops: ``stack``, ``tril`` / ``triu``, ``roll``, ``diag_embed``.
+
+Corresponds to the torch/_refs/__init__.py functions and torch/_decomp/decompositions.py entries PyTorch 2.13's
+``core_aten_decompositions()`` maps these ops to:
+
+* ``stack``: ``cat`` then ``view`` when the new dim is not the last, else ``cat`` of ``unsqueeze``d tensors;
+* ``tril`` / ``triu``: a mask from two ``arange`` rows (column index minus row index compared with the
+  diagonal), applied with ``where(mask, self, 0)`` (``logical_and`` for bool); the result made contiguous;
+* ``roll``: ``index_select`` along each rolled dim with ``fmod(start + arange(size), size)``;
+* ``diag_embed``: the input padded with zeros by ``|offset|`` along its last dim (``cat``), unsqueezed at
+  ``dim1`` and its last dim moved to ``dim2``, then masked by ``where`` with a comparison of two ``arange``
+  rows shaped to broadcast over ``dim1`` / ``dim2``, and made contiguous.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dispatcher import dtypes
+from dispatcher.op_overload import namespace
+from dispatcher.tensor import Tensor
+
+from .dims import _canonicalize_dim, _wrap
+from .registry import register_decomposition
+
+aten = namespace("aten")
+
+
+@register_decomposition(aten.stack.default)
+def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ndim = tensors[0].dim()
+    wrapped = _wrap(dim, ndim + 1)
+    if wrapped < ndim:
+        for i, x in enumerate(tensors):
+            if x.shape != tensors[0].shape:
+                raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                                   f"entry 0 and {list(x.shape)} at entry {i}")
+        sizes = list(tensors[0].shape)
+        sizes.insert(wrapped, len(tensors))
+        return aten.view.default(aten.cat.default(list(tensors), wrapped), sizes)
+    return aten.cat.default([aten.unsqueeze.default(x, wrapped) for x in tensors], dim)
+
+
+# --- tril, triu -------------------------------------------------------------------------------------------------------
+
+
+def _triangle_mask(a: Tensor, diagonal: int, lower: bool) -> Tensor:
+    if a.dim() < 2:
+        raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
+    h, w = a.shape[-2:]
+    cols = aten.unsqueeze.default(aten.arange.default(w, device=a.device, pin_memory=False), -2)
+    rows = aten.unsqueeze.default(aten.arange.default(h, device=a.device, pin_memory=False), -1)
+    offset = aten.sub.Tensor(cols, rows)
+    mask = aten.le.Scalar(offset, diagonal) if lower else aten.ge.Scalar(offset, diagonal)
+    masked = aten.logical_and.default(mask, a) if a.dtype is dtypes.bool else aten.where.ScalarOther(mask, a, 0)
+    return masked.contiguous()
+
+
+@register_decomposition(aten.tril.default)
+def tril(self: Tensor, diagonal: int = 0) -> Tensor:
+    return _triangle_mask(self, diagonal, lower=True)
+
+
+@register_decomposition(aten.triu.default)
+def triu(self: Tensor, diagonal: int = 0) -> Tensor:
+    return _triangle_mask(self, diagonal, lower=False)
+
+
+# --- roll, diag_embed -------------------------------------------------------------------------------------------------
+
+
+@register_decomposition(aten.roll.default)
+def roll(a: Tensor, shifts: list[int], dims: list[int] = ()) -> Tensor:  # type: ignore[assignment]
+    """One dim: ``index_select`` with ``fmod(start + arange(size), size)``; several: one dim at a time; none: the
+    flattened tensor rolled, viewed back."""
+    dims = [d + a.dim() if d < 0 else d for d in dims]
+    if a.numel() == 0:
+        return aten.clone.default(a)
+    if a.dim() == 0 and len(dims) > 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    if len(shifts) != 1 or len(dims) != 1:
+        if len(shifts) == 0:
+            raise RuntimeError("`shifts` required")
+        if len(dims) == 0 and len(shifts) == 1:
+            flat = aten.flatten.using_ints(a)
+            return aten.view.default(aten.roll.default(flat, list(shifts), [0]), list(a.shape))
+        if len(shifts) != len(dims):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+        first = aten.roll.default(a, [shifts[0]], [dims[0]])
+        return aten.roll.default(first, list(shifts[1:]), list(dims[1:]))
+    dim = dims[0]
+    size = a.shape[dim]
+    start = (size - shifts[0]) % size
+    idx = aten.arange.default(size, device=a.device, pin_memory=False)
+    return aten.index_select.default(a, dim, aten.fmod.Scalar(aten.add.Tensor(idx, start), size))
+
+
+@register_decomposition(aten.diag_embed.default)
+def diag_embed(t: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    rank = t.dim() + 1
+    dim1 = _canonicalize_dim(rank, dim1)
+    dim2 = _canonicalize_dim(rank, dim2)
+    if dim1 > dim2:  # swapping the dims is the same as negating the offset
+        dim1, dim2 = dim2, dim1
+        offset = -offset
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    last_dim = t.shape[-1]
+    if offset != 0:
+        pad_shape = list(t.shape)
+        pad_shape[-1] = abs(offset)
+        z = aten.zeros.default(pad_shape, dtype=t.dtype, device=t.device)
+        t = aten.cat.default([z, t] if offset > 0 else [t, z], -1)
+        last_dim += abs(offset)
+    t = aten.movedim.int(aten.unsqueeze.default(t, dim1), -1, dim2)
+    a_range = aten.arange.default(last_dim, dtype=dtypes.int64, device=t.device)
+    b_range = aten.arange.start(offset, last_dim + offset, dtype=dtypes.int64, device=t.device)
+    cond = aten.eq.Tensor(a_range, aten.unsqueeze.default(b_range, -1))
+    cond = aten.reshape.default(cond, [last_dim if i in (dim1, dim2) else 1 for i in range(t.dim())])
+    if t.dtype is dtypes.bool:
+        masked: Any = aten.logical_and.default(cond, t)
+    else:
+        masked = aten.where.ScalarOther(cond, t, 0)
+    return aten.contiguous.default(masked)
