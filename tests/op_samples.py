@@ -417,7 +417,7 @@ def _table() -> list[OpInfo]:
         OpInfo("baddbmm", [S(T((2, 3, 5)), T((2, 3, 4)), T((2, 4, 5))),
                            S(T((5,)), T((2, 3, 4)), T((2, 4, 5)), beta=0.5, alpha=0.25)],
                [S(T((2, 3, 5)), T((2, 3, 4)), T((2, 3, 5)))]),
-        # --- ops autograd formulas call (derivatives_math.py)
+        # --- ops autograd formulas call (autograd/derivatives/)
         _un("sgn", bools=True),
         _un("cosh"), _un("sinh"),
         OpInfo("isnan", unary(bools=True)),

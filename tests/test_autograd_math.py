@@ -1,4 +1,4 @@
-"""Derivative formulas of the math ops (derivatives_math.py and the arithmetic of derivatives.py) against torch.
+"""Derivative formulas of the math ops (pointwise and reduction modules of autograd/derivatives/) against torch.
 
 For every case the same program runs in torch and here, on the same inputs (float64 and float32):
 

@@ -400,7 +400,7 @@ DOUBLE = [
 def test_double_backward_matches_torch(case: tuple, torch: Any, monkeypatch: Any) -> None:
     name, prog, arrays, needs, wrt = case
     if name == "index_select" and "index_add_" not in dag.DERIVATIVES:
-        pytest.skip("index_add_ has no (in-place) derivative registered yet (derivatives_inplace.py)")
+        pytest.skip("index_add_ has no (in-place) derivative registered yet (autograd/derivatives/indexing.py)")
     assert_same(second_order(torch, monkeypatch, prog, arrays, needs, wrt), wrt, rtol=1e-6, atol=1e-9)
 
 

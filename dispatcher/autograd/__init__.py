@@ -157,5 +157,5 @@ __all__ = [
     "AccumulateGrad", "DERIVATIVES", "Derivative", "GradcheckError", "Node", "SavedTensor", "autograd_kernel",
     "backward", "derivative", "enable_grad", "grad", "gradcheck", "gradgradcheck", "is_grad_enabled", "no_grad",
     "register_autograd_kernel", "set_grad_enabled",
-    "inference_mode", "is_inference_mode_enabled",  # ops_c
+    "inference_mode", "is_inference_mode_enabled",
 ]

@@ -11,7 +11,7 @@ driven by tools/autograd/derivatives.yaml. One boxed kernel serves every op:
    nested calls (``AutoDispatchBelowADInplaceOrView``);
 3. attach the node to the outputs (``grad_fn``, ``requires_grad``).
 
-A formula is registered with ``derivative(...)`` (see ``derivatives.py``): the
+A formula is registered with ``derivative(...)`` (see the ``derivatives`` package): the
 inputs it differentiates, what to save, and a backward function written with
 aten ops (never NumPy), so that backward passes go through the dispatcher too.
 """

@@ -72,19 +72,9 @@ def register_aten() -> Library:
         if name not in listed:
             raise RuntimeError(f"kernel for aten::{name} ({key}) but the op is not in native_functions.py")
         lib.impl(name, fn, key, debug=f"registered at dispatcher/ops/{fn.__module__.rsplit('.', 1)[-1]}.py")
-    from ..autograd import (  # noqa: F401 - formulas
+    from ..autograd import (  # noqa: F401 - formulas (the derivatives package imports its family modules)
         MANUAL_AUTOGRAD_KERNELS,
         derivatives,
-        derivatives_attn,
-        derivatives_conv,  # conv batch
-        derivatives_inplace,
-        derivatives_loss,
-        derivatives_math,
-        derivatives_more_a,
-        derivatives_more_b,
-        derivatives_more_c,
-        derivatives_nn,
-        derivatives_pw,  # pw batch
         register_autograd_kernel,
     )
     from ..autograd.views import is_multi_output_view, make_multi_output_view_kernel

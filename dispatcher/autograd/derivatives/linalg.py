@@ -1,0 +1,145 @@
+"""Derivative formulas of the matrix products: ``mm`` / ``addmm``, ``bmm`` / ``baddbmm`` / ``addbmm``, ``mv`` /
+``addmv``, ``dot`` / ``vdot``, ``addr``, ``trace``.
+
+Corresponds to these ops' entries in tools/autograd/derivatives.yaml and the FunctionsManual.cpp helpers they
+call (``mm_mat1_backward`` / ``mm_mat2_backward``: a column-major input gets its gradient column-major too).
+``beta`` / ``alpha`` scale through ``maybe_multiply`` (a ``mul.Scalar`` unless 1); ``grad.ger(vec)`` is an
+outer product, ``grad.reshape(n, 1) * vec``; ``addbmm``'s gradients are ``bmm`` with the gradient expanded
+over the batch dim.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...op_overload import namespace
+from ..function import derivative
+from .cpp_idioms import _scaled
+
+aten = namespace("aten")
+
+
+# --- mm, addmm, bmm, baddbmm, addbmm --------------------------------------------------------------
+
+def _column_major(geometry: Any) -> bool:
+    """A matrix stored column by column (strides (1, rows)), e.g. ``w.t()`` of a contiguous ``w``."""
+    return geometry._stride[0] == 1 and geometry._stride[1] == geometry._shape[0]
+
+
+def mm_mat1_backward(grad: Any, mat2: Any, mat1: Any, alpha: Any) -> Any:
+    """FunctionsManual's ``mm_mat1_backward``: a column-major mat1 gets its gradient column-major too."""
+    if _column_major(mat1):
+        return _scaled(aten.t.default(aten.mm.default(mat2, aten.t.default(grad))), alpha)
+    return _scaled(aten.mm.default(grad, aten.t.default(mat2)), alpha)
+
+
+def mm_mat2_backward(grad: Any, mat1: Any, mat2: Any, alpha: Any) -> Any:
+    """FunctionsManual's ``mm_mat2_backward``: a column-major mat2 gets its gradient column-major too."""
+    if _column_major(mat2):
+        return _scaled(aten.t.default(aten.mm.default(aten.t.default(grad), mat1)), alpha)
+    return _scaled(aten.mm.default(aten.t.default(mat1), grad), alpha)
+
+
+@derivative("mm", "MmBackward0", ("self", "mat2"), save_inputs=("self", "mat2"))
+def _mm(ctx, grads, needs):
+    g = grads[0]
+    mat2 = mm_mat2_backward(g, ctx.self, ctx.mat2, 1) if needs[1] else None
+    return (mm_mat1_backward(g, ctx.mat2, ctx.self, 1) if needs[0] else None, mat2)
+
+
+@derivative("addmm", "AddmmBackward0", ("self", "mat1", "mat2"),
+            save_inputs=("mat1", "mat2", "beta", "alpha"))
+def _addmm(ctx, grads, needs):
+    g = grads[0]
+    mat1 = mm_mat1_backward(g, ctx.mat2, ctx.mat1, ctx.alpha) if needs[1] else None
+    mat2 = mm_mat2_backward(g, ctx.mat1, ctx.mat2, ctx.alpha) if needs[2] else None
+    return (_scaled(g, ctx.beta) if needs[0] else None, mat1, mat2)
+
+
+@derivative("bmm", "BmmBackward0", ("self", "mat2"), save_inputs=("self", "mat2"))
+def _bmm(ctx, grads, needs):
+    g = grads[0]
+    mat2 = aten.bmm.default(aten.transpose.int(ctx.self, 1, 2), g) if needs[1] else None
+    return (aten.bmm.default(g, aten.transpose.int(ctx.mat2, 1, 2)) if needs[0] else None, mat2)
+
+
+@derivative("baddbmm", "BaddbmmBackward0", ("self", "batch1", "batch2"),
+            save_inputs=("batch1", "batch2", "beta", "alpha"))
+def _baddbmm(ctx, grads, needs):
+    g, alpha = grads[0], ctx.alpha
+    b1 = _scaled(aten.bmm.default(g, aten.transpose.int(ctx.batch2, 1, 2)), alpha) if needs[1] else None
+    b2 = _scaled(aten.bmm.default(aten.transpose.int(ctx.batch1, 1, 2), g), alpha) if needs[2] else None
+    return (_scaled(g, ctx.beta) if needs[0] else None, b1, b2)
+
+
+@derivative("addbmm", "AddbmmBackward0", ("self", "batch1", "batch2"),
+            save_inputs=("batch1", "batch2", "beta", "alpha"))
+def _addbmm(ctx, grads, needs):
+    g = grads[0]
+    b1, b2 = ctx.batch1, ctx.batch2
+    sizes = [b1._shape[0], b1._shape[1], b2._shape[2]]
+    g_b1 = g_b2 = None
+    if needs[1]:
+        expanded = aten.expand.default(aten.unsqueeze.default(g, 0), sizes)
+        g_b1 = _scaled(aten.bmm.default(expanded, aten.transpose.int(b2, 1, 2)), ctx.alpha)
+    if needs[2]:
+        t1 = aten.transpose.int(b1, 1, 2)
+        g_b2 = _scaled(aten.bmm.default(t1, aten.expand.default(aten.unsqueeze.default(g, 0), sizes)), ctx.alpha)
+    g_self = _scaled(g, ctx.beta) if needs[0] else None
+    return (g_self, g_b1, g_b2)
+
+
+# --- mv, addmv, dot, vdot, addr, trace ------------------------------------------------------------
+
+@derivative("mv", "MvBackward0", ("self", "vec"), save_inputs=("self", "vec"))
+def _mv(ctx, grads, needs):
+    g = grads[0]
+    gs = None
+    if needs[0]:  # grad.ger(vec): outer product, which PyTorch computes as grad.reshape(n, 1) * vec
+        gs = aten.mul.Tensor(aten.view.default(g, [g._shape[0], 1]), ctx.vec)
+    gv = aten.mv.default(aten.t.default(ctx.self), g) if needs[1] else None
+    return (gs, gv)
+
+
+@derivative("addmv", "AddmvBackward0", ("self", "mat", "vec"), save_inputs=("mat", "vec", "beta", "alpha"))
+def _addmv(ctx, grads, needs):
+    g = grads[0]
+    g_mat = g_self = g_vec = None
+    if needs[1]:  # grad.ger(vec) * alpha: ger is outer, grad.reshape(n, 1) * vec
+        g_mat = _scaled(aten.mul.Tensor(aten.view.default(g, [g._shape[0], 1]), ctx.vec), ctx.alpha)
+    if needs[0]:
+        g_self = _scaled(g, ctx.beta)
+    if needs[2]:
+        g_vec = _scaled(aten.mv.default(aten.t.default(ctx.mat), g), ctx.alpha)
+    return (g_self, g_mat, g_vec)
+
+
+@derivative("dot", "DotBackward0", ("self", "tensor"), save_inputs=("self", "tensor"))
+def _dot(ctx, grads, needs):
+    g = grads[0]
+    return (
+        aten.mul.Tensor(g, ctx.tensor) if needs[0] else None,
+        aten.mul.Tensor(g, ctx.self) if needs[1] else None,
+    )
+
+
+@derivative("vdot", "VdotBackward0", ("self", "other"), save_inputs=("self", "other"))
+def _vdot(ctx, grads, needs):
+    g = grads[0]
+    g_other = aten.mul.Tensor(g, ctx.self) if needs[1] else None
+    g_self = aten.mul.Tensor(g, ctx.other) if needs[0] else None
+    return (g_self, g_other)
+
+
+@derivative("addr", "AddrBackward0", ("self", "vec1", "vec2"), save_inputs=("vec1", "vec2", "beta", "alpha"))
+def _addr(ctx, grads, needs):
+    g = grads[0]
+    g_self = _scaled(g, ctx.beta) if needs[0] else None
+    g_vec1 = _scaled(aten.mv.default(g, ctx.vec2), ctx.alpha) if needs[1] else None
+    g_vec2 = _scaled(aten.mv.default(aten.t.default(g), ctx.vec1), ctx.alpha) if needs[2] else None
+    return (g_self, g_vec1, g_vec2)
+
+
+@derivative("trace", "TraceBackward0", ("self",), save_meta=("self",))
+def _trace(ctx, grads, needs):
+    return (aten.trace_backward.default(grads[0], list(ctx.self._shape)),)

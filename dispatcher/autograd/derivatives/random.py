@@ -1,0 +1,39 @@
+"""Derivative formulas of the random ops: their results do not depend on their inputs' values differentiably,
+so ``bernoulli_`` / ``uniform_`` / ``normal_`` / ``bernoulli`` give zero gradients, and ``bernoulli.p`` has no
+formula (its node fails when backward reaches it).
+
+Corresponds to these ops' entries in tools/autograd/derivatives.yaml.
+"""
+
+from __future__ import annotations
+
+from ...op_overload import namespace
+from ..function import derivative
+
+aten = namespace("aten")
+
+
+@derivative("bernoulli_.float", "BernoulliBackward2", ("self",))
+def _bernoulli_(ctx, grads, needs):
+    return (aten.zeros_like.default(grads[0]),)
+
+
+@derivative("uniform_", "UniformBackward0", ("self",))
+def _uniform_(ctx, grads, needs):
+    return (aten.zeros_like.default(grads[0]),)
+
+
+@derivative("normal_", "NormalBackward0", ("self",))
+def _normal_(ctx, grads, needs):
+    return (aten.zeros_like.default(grads[0]),)
+
+
+@derivative("bernoulli", "BernoulliBackward0", ("self",))
+def _bernoulli(ctx, grads, needs):
+    return (aten.zeros_like.default(grads[0]),)
+
+
+@derivative("bernoulli.p", "NotImplemented", ("self",))
+def _bernoulli_p(ctx, grads, needs):
+    """PyTorch has no formula for ``bernoulli.p``: its node is ``NotImplemented``, which fails when reached."""
+    raise RuntimeError("derivative for aten::bernoulli is not implemented")
