@@ -10,7 +10,7 @@ from ``tracer`` or ``passes``. See DESIGN.md for the path of one call.
 from . import dtypes as _dtype_module
 from . import fallbacks as _fallbacks
 from . import ops
-from .creation import as_tensor, from_numpy, tensor
+from .api.from_data import as_tensor, from_numpy, tensor
 from .dtypes import (
     bool,
     complex64,
@@ -61,7 +61,7 @@ from .tls import (
 )
 
 _fallbacks.install()
-from . import tensor_methods as _tensor_methods  # noqa: E402
+from .api import tensor_methods as _tensor_methods  # noqa: E402
 from .ops import registration as _registration  # noqa: E402
 
 _tensor_methods.install()
@@ -159,9 +159,9 @@ __all__ = [
 ]
 
 # --- front end exports ---
-# torch-level functions (dispatcher/functional.py) and dispatcher.nn; owned by the front end.
-from . import functional as _functional  # noqa: E402
+# torch-level functions (dispatcher/api/torch_functions.py) and dispatcher.nn; owned by the front end.
 from . import nn  # noqa: E402, F401
+from .api import torch_functions as _functional  # noqa: E402
 
 for _name in _functional.__all__:
     globals()[_name] = getattr(_functional, _name)

@@ -12,7 +12,7 @@ tensor has the same metadata and no storage.
 
 Nothing here computes: every method calls an aten operator (``ops.aten...``)
 through the dispatcher, so modes, autograd and tracing see every operation.
-The methods themselves live in ``tensor_methods.py``.
+The methods themselves live in ``api/`` (one module per op family; ``api/tensor_methods.py`` attaches them).
 """
 
 from __future__ import annotations

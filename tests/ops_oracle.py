@@ -18,7 +18,7 @@ import numpy as np
 
 import dispatcher
 from dispatcher import dtypes as _dt
-from dispatcher.creation import from_numpy
+from dispatcher.api.from_data import from_numpy
 from dispatcher.ops import aten
 from dispatcher.tensor import Tensor, device
 

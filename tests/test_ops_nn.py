@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from ops_oracle import FLOAT_DTYPES, D, compare, make_array
 
 import dispatcher
-from dispatcher.creation import from_numpy
+from dispatcher.api.from_data import from_numpy
 from dispatcher.ops import aten
 
 shapes = st.lists(st.integers(0, 4), min_size=0, max_size=4).map(tuple)

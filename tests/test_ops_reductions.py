@@ -138,7 +138,7 @@ def test_var_correction(torch, case, keepdim, correction):
 
 
 def test_var_warns_on_no_degrees_of_freedom():
-    from dispatcher.creation import from_numpy
+    from dispatcher.api.from_data import from_numpy
 
     with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
         aten_var = __import__("dispatcher.ops", fromlist=["aten"]).aten.var.correction

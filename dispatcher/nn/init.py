@@ -93,7 +93,7 @@ def eye_(tensor: Tensor) -> Tensor:
     """Fill a 2-D ``tensor`` with the identity matrix."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..functional import eye
+    from ..api.factories import eye
 
     with no_grad():
         tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))

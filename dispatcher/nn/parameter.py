@@ -18,7 +18,7 @@ __all__ = ["Buffer", "Parameter"]
 
 
 def _empty() -> Tensor:
-    from ..functional import empty
+    from ..api.factories import empty
 
     return empty(0)
 

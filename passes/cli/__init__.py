@@ -1,7 +1,7 @@
 """The ``dispatchkit`` command line (also ``python -m tracer``).
 
 Subcommands: ``demo`` (demo.py), ``trace`` (trace_cmd.py), ``show`` and ``replay`` (graph_cmds.py),
-``dispatch-table`` and ``explain`` (dispatch_cmds.py). Input specifications are parsed in
+``dispatch-table`` and ``explain`` (dispatch_cmds.py), ``where`` (where_cmd.py). Input specifications are parsed in
 specs.py, user files and operator names are found in loading.py, and progress messages for long
 work go to stderr (progress.py; ``--quiet`` silences them). It lives in ``passes`` because it uses
 every layer below; ``tracer/__main__.py`` only forwards to :func:`main`.
@@ -19,11 +19,12 @@ from .loading import CliError
 from .progress import Progress
 from .specs import InputSpecError
 from .trace_cmd import add_trace_parser, run_trace
+from .where_cmd import add_where_parser, run_where
 
 __all__ = ["build_parser", "main"]
 
 _COMMANDS = {"demo": run_demo, "trace": run_trace, "show": run_show, "replay": run_replay,
-             "dispatch-table": run_dispatch_table, "explain": run_explain}
+             "dispatch-table": run_dispatch_table, "explain": run_explain, "where": run_where}
 
 
 def build_parser(prog: str = "dispatchkit") -> argparse.ArgumentParser:
@@ -35,6 +36,7 @@ def build_parser(prog: str = "dispatchkit") -> argparse.ArgumentParser:
     add_trace_parser(sub)
     add_graph_parsers(sub)
     add_dispatch_parsers(sub)
+    add_where_parser(sub)
     return parser
 
 

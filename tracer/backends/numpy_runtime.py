@@ -22,7 +22,7 @@ __all__ = ["fallback_call", "tree_leaves", "tree_unflatten", "wrap_output"]
 
 def fallback_call(op: Any, args: Any, kwargs: Any) -> Any:
     """Run ``op`` through the dispatcher on ndarray arguments (wrapped as Tensors sharing memory); arrays back."""
-    from dispatcher.creation import _wrap_numpy
+    from dispatcher.api.from_data import _wrap_numpy
 
     def wrap(a: Any) -> Any:
         if isinstance(a, (np.ndarray, np.generic)):
@@ -47,7 +47,7 @@ def wrap_output(a: Any, dt: Any) -> Tensor:
         a = np.asarray(a)
     if a.flags.c_contiguous:
         return Tensor._wrap_contiguous(a, dt)
-    from dispatcher.creation import _wrap_numpy
+    from dispatcher.api.from_data import _wrap_numpy
 
     return _wrap_numpy(a)
 

@@ -87,7 +87,7 @@ def logsumexp(self: Tensor, dim: list[int], keepdim: bool = False) -> Tensor:
 
 def _all(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """``all`` as ``not any(not self)`` (uint8 stays uint8), through ``torch.any``'s overload choice."""
-    from dispatcher.functional_more_b import any as any_
+    from dispatcher.api.reductions import any as any_
 
     result = aten.logical_not.default(any_(aten.logical_not.default(self), dim, keepdim=keepdim))
     return result.to(dtypes.uint8) if self.dtype is dtypes.uint8 else result

@@ -15,7 +15,7 @@ __all__ = ["Identity", "Linear"]
 
 
 def _empty(*size: int, device: Any = None, dtype: Any = None) -> Tensor:
-    from ...functional import empty
+    from ...api.factories import empty
 
     return empty(*size, device=device, dtype=dtype)
 

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as _dt
-from .op_overload import namespace
-from .tensor import Tensor
+from .. import dtypes as _dt
+from ..op_overload import namespace
+from ..tensor import Tensor
 
 aten = namespace("aten")
 
@@ -45,7 +45,7 @@ def _is_int_index(obj: Any) -> bool:
 
 
 def _as_index_tensor(obj: Any) -> Tensor:
-    from .creation import internal_new_from_data
+    from .from_data import internal_new_from_data
 
     return internal_new_from_data(obj)
 
@@ -186,7 +186,7 @@ def _value_tensor(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (numbers.Number, np.generic)):
-        from .creation import internal_new_from_data
+        from .from_data import internal_new_from_data
 
         return internal_new_from_data(value, dtype=self.dtype, device=self.device)
     raise TypeError(f"can't assign a {type(value).__name__} to a torch.{_type_name(self.dtype)}")
@@ -216,7 +216,7 @@ def copy_to(dst: Tensor, src: Tensor) -> None:
     if lead:
         src = aten.view.default(src, list(shape[lead:]))
     if src._shape != dst._shape:
-        from .ops.meta_utils import broadcast_shapes
+        from ..ops.meta_utils import broadcast_shapes
 
         try:
             broadcast_shapes(dst._shape, src._shape)
@@ -262,3 +262,9 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         index_put_(result, tensors, value_t)
         return
     copy_to(result, value_t)
+
+
+def install(T: type) -> None:  # noqa: N803 - the Tensor class
+    """Attach ``Tensor.__getitem__`` / ``__setitem__`` (called by ``tensor_methods.install``)."""
+    T.__getitem__ = getitem
+    T.__setitem__ = setitem

@@ -12,8 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as _dt
-from .tensor import Tensor, as_device, contiguous_strides
+from .. import dtypes as _dt
+from ..tensor import Tensor, as_device, contiguous_strides
+
+__all__ = ["tensor", "as_tensor", "from_numpy"]
 
 
 def _infer_dtype(data: Any) -> _dt.dtype:
@@ -97,7 +99,7 @@ def _aten() -> Any:
     """The ``aten`` op namespace (looked up on first use: imported at module level it would make an import cycle)."""
     global _ATEN
     if _ATEN is None:
-        from .op_overload import namespace
+        from ..op_overload import namespace
 
         _ATEN = namespace("aten")
     return _ATEN
@@ -129,7 +131,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     # only what runs above autograd (a pre-dispatch mode) sees it
     t = _aten().detach_.default(t)
     if requires_grad:
-        from .tensor_methods import _factory_requires_grad
+        from .autograd_methods import _factory_requires_grad
 
         _factory_requires_grad(t)
     return t

@@ -1,0 +1,437 @@
+"""Arithmetic: ``+ - * /``, ``pow``, remainder / fmod / floor division, abs / neg / sign / reciprocal / square,
+rounding, clamp, addcmul / addcdiv, lerp, nan_to_num: torch-level functions, Tensor methods and operators.
+
+Corresponds to the python_torch_functions.cpp / python_variable_methods.cpp bindings of these ops and to
+torch/_tensor.py's operators. ``x + 1`` calls ``aten.add.Tensor(x, 1)`` (the number stays a number, a
+"wrapped number"), ``1.0 - x`` calls ``aten.rsub.Scalar(x, 1.0)``, ``3.0 / x`` calls ``aten.reciprocal``
+then ``aten.mul.Tensor`` (torch/_tensor.py's ``__rdiv__``), ``x ** 2`` calls ``pow.Tensor_Scalar``, ``2 ** x``
+``pow.Scalar``; ``//`` calls ``floor_divide`` (never its ``.Scalar`` overload), ``7 // a`` is
+``floor_divide(7, a)``, ``+t`` is ``positive``; ``%`` calls ``remainder``. A Tensor bound of ``clamp``
+picks ``clamp.Tensor``; ``round(decimals=)`` picks ``round.decimals`` (even for 0); trailing arguments
+equal to their defaults are left out, as PyTorch's bindings do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..op_overload import namespace
+from ..tensor import Tensor
+from .arguments import _check_tensor, _invalid, _no_out, _number
+from .bindings import _inplace_unary_function, _method, _operator, _self_binary_method, _unary_function, _unary_method
+
+aten = namespace("aten")
+
+#: unary ops: ``torch.<name>(input, *, out=None)`` and ``Tensor.<name>()``
+_UNARY = ("neg", "abs", "reciprocal", "sign", "sgn", "floor", "ceil", "trunc", "square", "fix", "frac", "frac_")
+
+#: in-place unary ops: ``torch.<name>(input)`` (no ``out=``) and ``Tensor.<name>()``
+_INPLACE_UNARY = ("abs_", "neg_")
+
+__all__ = [
+    "add", "sub", "mul", "div", "subtract", "multiply", "divide", "pow", *_UNARY, *_INPLACE_UNARY, "round", "positive",
+    "clamp", "clip", "clamp_", "clip_", "clamp_min", "clamp_max", "fmod", "remainder", "floor_divide", "addcmul",
+    "addcdiv", "lerp", "nan_to_num", "nan_to_num_",
+]
+
+
+# --- torch-level functions: + - * / and pow -------------------------------------------------------------------------
+def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:  # noqa: A002
+    _no_out(out, "add")
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        _check_tensor("add", input)
+    _check_tensor("add", input)
+    return _add_method(input, other, alpha=alpha)
+
+
+def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:  # noqa: A002
+    _no_out(out, "sub")
+    _check_tensor("sub", input)
+    return _sub_method(input, other, alpha=alpha)
+
+
+def mul(input: Tensor, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
+    _no_out(out, "mul")
+    _check_tensor("mul", input)
+    return aten.mul.Tensor(input, other)
+
+
+def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Any = None) -> Tensor:  # noqa: A002
+    _no_out(out, "div")
+    _check_tensor("div", input)
+    return _div_method(input, other, rounding_mode=rounding_mode)
+
+
+subtract, multiply, divide = sub, mul, div
+
+
+def pow(input: Any, exponent: Any, *, out: Any = None) -> Tensor:  # noqa: A001, A002
+    _no_out(out, "pow")
+    if isinstance(input, Tensor):
+        return _pow_method(input, exponent)
+    _check_tensor("pow", exponent, "exponent", 1)
+    return aten.pow.Scalar(input, exponent)
+
+
+# --- unary ---------------------------------------------------------------------------------------------------------
+for _name in _UNARY:
+    globals()[_name] = _unary_function(_name)
+for _name in _INPLACE_UNARY:
+    globals()[_name] = _inplace_unary_function(_name)
+del _name
+
+
+def round(input: Tensor, *, decimals: int | None = None, out: Any = None) -> Tensor:  # noqa: A001, A002
+    """``round.decimals`` when ``decimals`` is given (even 0), else ``round.default`` (torch's two signatures)."""
+    _no_out(out, "round")
+    _check_tensor("round", input)
+    if decimals is None:
+        return aten.round.default(input)
+    return aten.round.decimals(input, decimals=decimals)
+
+
+def positive(input: Tensor) -> Tensor:  # noqa: A002
+    _check_tensor("positive", input)
+    return aten.positive.default(input)
+
+
+# --- clamp -----------------------------------------------------------------------------------------------------------
+def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:  # noqa: A001, A002
+    _no_out(out, "clamp")
+    return _clamp_method(input, min, max)
+
+
+clip = clamp
+
+
+def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - torch's names
+    """``clamp_.Tensor`` when a bound is a Tensor, else ``clamp_`` (as torch's parser picks)."""
+    _check_tensor("clamp_", input)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return aten.clamp_.Tensor(input, min, max)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return aten.clamp_.default(input, min, max)
+
+
+clip_ = clamp_
+
+
+def _bound_function(name: str, arg: str) -> Any:
+    def fn(input: Tensor, bound: Any, *, out: Any = None) -> Tensor:  # noqa: A002
+        _no_out(out, name)
+        _check_tensor(name, input)
+        op = getattr(aten, name)
+        return op.Tensor(input, bound) if isinstance(bound, Tensor) else op.default(input, bound)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``aten.{name}.Tensor`` for a Tensor {arg}, else ``aten.{name}.default``."
+    return fn
+
+
+clamp_min = _bound_function("clamp_min", "min")
+clamp_max = _bound_function("clamp_max", "max")
+
+
+# --- remainder / fmod / floor division -----------------------------------------------------------------------------
+def fmod(input: Tensor, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
+    _no_out(out, "fmod")
+    _check_tensor("fmod", input)
+    return aten.fmod.Tensor(input, other) if isinstance(other, Tensor) else aten.fmod.Scalar(input, other)
+
+
+def remainder(input: Any, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
+    """``remainder.Tensor`` / ``.Scalar`` (a number divisor) / ``.Scalar_Tensor`` (a number dividend)."""
+    _no_out(out, "remainder")
+    if not isinstance(input, Tensor):
+        _check_tensor("remainder", other, "other", 1)
+        return aten.remainder.Scalar_Tensor(input, other)
+    return aten.remainder.Tensor(input, other) if isinstance(other, Tensor) else aten.remainder.Scalar(input, other)
+
+
+def floor_divide(input: Any, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
+    """``aten.floor_divide.default`` (a Python number operand is passed as is: a wrapped number)."""
+    _no_out(out, "floor_divide")
+    if isinstance(other, Tensor) and not isinstance(input, Tensor) and _number(input) is not None:
+        return aten.floor_divide.default(_number(input), other)  # (a number dividend: the Tensor signature)
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor) and _number(other) is None:
+        raise _invalid("floor_divide", (input, other))
+    return aten.floor_divide.default(input, other if isinstance(other, Tensor) else _number(other))
+
+
+# --- addcmul / addcdiv / lerp / nan_to_num -------------------------------------------------------------------------
+def _addc_function(name: str) -> Any:
+    def fn(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = None, out: Any = None) -> Tensor:  # noqa: A002
+        _no_out(out, name)
+        _check_tensor(name, input)
+        _check_tensor(name, tensor1, "tensor1", 1)
+        _check_tensor(name, tensor2, "tensor2", 2)
+        op = getattr(aten, name).default
+        return op(input, tensor1, tensor2) if value is None else op(input, tensor1, tensor2, value=value)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``aten.{name}.default`` (``value=`` passed only when given, as torch's binding does)"
+    return fn
+
+
+addcmul = _addc_function("addcmul")
+addcdiv = _addc_function("addcdiv")
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Any = None) -> Tensor:  # noqa: A002
+    """``torch.lerp``: ``input + weight * (end - input)``."""
+    if out is not None:
+        raise NotImplementedError("lerp(out=...) is not supported by dispatchkit")
+    if isinstance(weight, Tensor):
+        return aten.lerp.Tensor(input, end, weight)
+    return aten.lerp.Scalar(input, end, weight)
+
+
+def _trailing(args: list[Any]) -> list[Any]:
+    """The optional arguments up to the last one given (torch's binding leaves trailing Nones out)."""
+    while args and args[-1] is None:
+        args.pop()
+    return args
+
+
+def nan_to_num(input: Tensor, nan: float | None = None, posinf: float | None = None,  # noqa: A002
+               neginf: float | None = None, *, out: Any = None) -> Tensor:
+    _no_out(out, "nan_to_num")
+    _check_tensor("nan_to_num", input)
+    return aten.nan_to_num.default(input, *_trailing([nan, posinf, neginf]))
+
+
+def nan_to_num_(input: Tensor, nan: float | None = None, posinf: float | None = None,  # noqa: A002
+                neginf: float | None = None) -> Tensor:
+    _check_tensor("nan_to_num_", input)
+    return aten.nan_to_num_.default(input, *_trailing([nan, posinf, neginf]))
+
+
+# --- Tensor methods --------------------------------------------------------------------------------------------------
+def _add_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if alpha == 1 and type(alpha) is int:
+        return aten.add.Tensor(self, other)
+    return aten.add.Tensor(self, other, alpha=alpha)
+
+
+def _sub_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if alpha == 1 and type(alpha) is int:
+        return aten.sub.Tensor(self, other)
+    return aten.sub.Tensor(self, other, alpha=alpha)
+
+
+def _mul_method(self: Tensor, other: Any) -> Tensor:
+    return aten.mul.Tensor(self, other)
+
+
+def _div_method(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is not None:
+        return aten.div.Tensor_mode(self, other, rounding_mode=rounding_mode)
+    return aten.div.Tensor(self, other)
+
+
+def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if alpha == 1 and type(alpha) is int:
+        return aten.add_.Tensor(self, other)
+    return aten.add_.Tensor(self, other, alpha=alpha)
+
+
+def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if alpha == 1 and type(alpha) is int:
+        return aten.sub_.Tensor(self, other)
+    return aten.sub_.Tensor(self, other, alpha=alpha)
+
+
+def mul_(self: Tensor, other: Any) -> Tensor:
+    return aten.mul_.Tensor(self, other)
+
+
+def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is not None:
+        return aten.div_.Tensor_mode(self, other, rounding_mode=rounding_mode)
+    return aten.div_.Tensor(self, other)
+
+
+def _pow_method(self: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
+    if isinstance(exponent, Tensor):
+        return aten.pow.Tensor_Tensor(self, exponent)
+    return aten.pow.Tensor_Scalar(self, exponent)
+
+
+def _clamp_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return aten.clamp.Tensor(self, min, max)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return aten.clamp.default(self, min, max)
+
+
+def _clamp__method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return aten.clamp_.Tensor(self, min, max)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return aten.clamp_.default(self, min, max)
+
+
+def _round_method(self: Tensor, decimals: int | None = None) -> Tensor:
+    if decimals is None:
+        return aten.round.default(self)
+    return aten.round.decimals(self, decimals=decimals)
+
+
+def lerp_(self: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """``Tensor.lerp_``: ``self`` moved towards ``end`` by ``weight``, in place."""
+    if isinstance(weight, Tensor):
+        return aten.lerp_.Tensor(self, end, weight)
+    return aten.lerp_.Scalar(self, end, weight)
+
+
+def _floor_divide_method(self: Tensor, other: Any) -> Tensor:
+    return floor_divide(self, other)
+
+
+def _floor_divide__method(self: Tensor, other: Any) -> Tensor:
+    if not isinstance(other, Tensor) and _number(other) is None:
+        raise _invalid("floor_divide_", (other,))
+    return aten.floor_divide_.Tensor(self, other if isinstance(other, Tensor) else _number(other))
+
+
+def _nan_to_num_method(self: Tensor, nan: float | None = None, posinf: float | None = None,
+                       neginf: float | None = None) -> Tensor:
+    return nan_to_num(self, nan, posinf, neginf)
+
+
+def _nan_to_num__method(self: Tensor, nan: float | None = None, posinf: float | None = None,
+                        neginf: float | None = None) -> Tensor:
+    return nan_to_num_(self, nan, posinf, neginf)
+
+
+def _modulo_inplace(name: str) -> Any:
+    return _self_binary_method(name, "Tensor", "Scalar")
+
+
+# --- operators -------------------------------------------------------------------------------------------------------
+# The operators skip the keyword handling of the methods (they are the hot path). Like torch/_tensor.py's
+# wrappers they return NotImplemented for an operand that is neither a Tensor nor a number, so Python raises
+# "unsupported operand type(s) for +: 'Tensor' and 'str'".
+_OPERAND_TYPES = (Tensor, int, float, bool, complex, np.generic)
+
+
+def _binary_operator(op_name: str, overload: str) -> Any:
+    resolved: list[Any] = []  # the OpOverload, looked up on first use (aten ops live as long as the process)
+
+    def operator(self: Tensor, other: Any) -> Any:
+        t = type(other)
+        if t is not Tensor and t is not int and t is not float:
+            if isinstance(other, np.generic):
+                other = other.item()  # a NumPy scalar is a Python number to PyTorch's parser
+            elif not isinstance(other, _OPERAND_TYPES):
+                return NotImplemented
+        if not resolved:
+            resolved.append(getattr(getattr(aten, op_name), overload))
+        try:
+            return resolved[0](self, other)
+        except TypeError:  # TypeError_to_NotImplemented_ (e.g. every __torch_dispatch__ refused): Python's error
+            return NotImplemented
+
+    operator.__name__ = f"__{op_name}__"
+    return operator
+
+
+def _reflected(fn: Any) -> Any:
+    def operator(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, _OPERAND_TYPES):
+            return NotImplemented
+        try:
+            return fn(self, other)
+        except TypeError:
+            return NotImplemented
+
+    operator.__name__ = fn.__name__
+    return operator
+
+
+def _rsub(self: Tensor, other: Any) -> Tensor:
+    """``other - self`` for a number ``other``: PyTorch's ``_C._VariableFunctions.rsub``."""
+    if isinstance(other, Tensor):
+        return aten.sub.Tensor(other, self)
+    return aten.rsub.Scalar(self, other)
+
+
+def _rdiv(self: Tensor, other: Any) -> Tensor:
+    """``other / self``: torch/_tensor.py's ``__rdiv__`` is ``self.reciprocal() * other``."""
+    return aten.mul.Tensor(aten.reciprocal.default(self), other)
+
+
+def _rpow(self: Tensor, other: Any) -> Tensor:
+    """``other ** self``: ``pow.Scalar(other, self)`` (the number keeps its Python type)."""
+    if isinstance(other, Tensor):
+        return aten.pow.Tensor_Tensor(other, self)
+    return aten.pow.Scalar(other, self)
+
+
+def _rmod(self: Tensor, other: Any) -> Tensor:
+    return aten.remainder.Scalar_Tensor(other, self)
+
+
+def _mod(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, (Tensor, int, float, bool)):
+        return NotImplemented
+    return aten.remainder.Tensor(self, other) if isinstance(other, Tensor) else aten.remainder.Scalar(self, other)
+
+
+def _floordiv(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, Tensor) and _number(other) is None:
+        return NotImplemented
+    return aten.floor_divide.default(self, other if isinstance(other, Tensor) else _number(other))
+
+
+def _rfloordiv(self: Tensor, other: Any) -> Any:
+    if _number(other) is None:
+        return NotImplemented
+    return aten.floor_divide.default(_number(other), self)
+
+
+def _ifloordiv(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, Tensor) and _number(other) is None:
+        return NotImplemented
+    return aten.floor_divide_.Tensor(self, other if isinstance(other, Tensor) else _number(other))
+
+
+def _pos(self: Tensor) -> Tensor:
+    return aten.positive.default(self)
+
+
+def install(T: type) -> None:  # noqa: N803 - the Tensor class
+    """Attach the arithmetic Tensor methods and operators (called by ``tensor_methods.install``)."""
+    for name in (*_UNARY, *_INPLACE_UNARY):
+        setattr(T, name, _unary_method(name))
+    for fn in (clamp_min, clamp_max, fmod, remainder, addcmul, addcdiv):
+        setattr(T, fn.__name__, _method(fn))
+    methods = {
+        "add": _add_method, "sub": _sub_method, "mul": _mul_method, "div": _div_method, "add_": add_, "sub_": sub_,
+        "mul_": mul_, "div_": div_, "subtract": _sub_method, "multiply": _mul_method, "divide": _div_method,
+        "true_divide": _div_method, "pow": _pow_method, "clamp": _clamp_method, "clip": _clamp_method,
+        "clamp_": _clamp__method, "clip_": _clamp__method, "round": _round_method, "lerp": lerp, "lerp_": lerp_,
+        "floor_divide": _floor_divide_method, "floor_divide_": _floor_divide__method, "positive": _pos,
+        "fmod_": _modulo_inplace("fmod_"), "remainder_": _modulo_inplace("remainder_"),
+        "nan_to_num": _nan_to_num_method, "nan_to_num_": _nan_to_num__method,
+        # operators
+        "__add__": _binary_operator("add", "Tensor"), "__radd__": _binary_operator("add", "Tensor"),
+        "__iadd__": _binary_operator("add_", "Tensor"),
+        "__sub__": _binary_operator("sub", "Tensor"), "__rsub__": _reflected(_rsub),
+        "__isub__": _binary_operator("sub_", "Tensor"),
+        "__mul__": _binary_operator("mul", "Tensor"), "__rmul__": _binary_operator("mul", "Tensor"),
+        "__imul__": _binary_operator("mul_", "Tensor"),
+        "__truediv__": _binary_operator("div", "Tensor"), "__rtruediv__": _reflected(_rdiv),
+        "__itruediv__": _binary_operator("div_", "Tensor"),
+        "__pow__": _reflected(_pow_method), "__rpow__": _reflected(_rpow),
+        "__neg__": _unary_method("neg"), "__abs__": _unary_method("abs"),
+        "__mod__": _mod, "__rmod__": _rmod, "__imod__": _operator("remainder_", "Tensor", "Scalar", "__imod__"),
+        "__floordiv__": _floordiv, "__rfloordiv__": _rfloordiv, "__ifloordiv__": _ifloordiv, "__pos__": _pos,
+    }
+    for name, fn in methods.items():
+        setattr(T, name, fn)

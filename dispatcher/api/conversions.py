@@ -1,0 +1,178 @@
+"""Conversions and copies: ``Tensor.to`` / ``type`` / ``type_as`` / ``float()`` ... / ``cpu()``, ``item()`` and
+``float(t)`` / ``int(t)`` / ``bool(t)`` / ``operator.index(t)``, contiguous, clone, copy_, fill_, zero_:
+torch-level functions and Tensor methods.
+
+Corresponds to the python_torch_functions.cpp / python_variable_methods.cpp bindings of these ops (``to``'s
+parsing of its dtype / device / other forms, ``dispatch_to``) and to torch/_tensor.py. ``x.to(other)`` and
+``x.to(device)`` call ``to.dtype_layout`` with the options PyTorch's binding passes; ``item()``, ``float()``,
+``int()`` and ``__index__`` go through ``aten.item`` (which calls ``_local_scalar_dense``), ``bool()``
+through ``is_nonzero``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes as _dt
+from ..memory_format import strided as _STRIDED  # ``torch.strided`` (equal to its c10::Layout code, 0)
+from ..op_overload import namespace
+from ..tensor import Tensor, as_device
+
+aten = namespace("aten")
+
+__all__ = ["clone"]
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002
+    return _clone_method(input, memory_format=memory_format)
+
+
+# --- Tensor methods ----------------------------------------------------------------------------------------------------
+def fill_(self: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        from .subscripts import fill_tensor
+
+        return fill_tensor(self, value)
+    return aten.fill_.Scalar(self, value)
+
+
+def zero_(self: Tensor) -> Tensor:
+    return aten.zero_.default(self)
+
+
+def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    if non_blocking:
+        return aten.copy_.default(self, src, non_blocking)
+    return aten.copy_.default(self, src)
+
+
+def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    if memory_format is None:
+        return aten.contiguous.default(self)
+    return aten.contiguous.default(self, memory_format=memory_format)
+
+
+def _clone_method(self: Tensor, *, memory_format: Any = None) -> Tensor:
+    if memory_format is not None:
+        return aten.clone.default(self, memory_format=memory_format)
+    return aten.clone.default(self)
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``to(dtype)``, ``to(device[, dtype])``, ``to(other)``, ``to(dtype=..., device=...)`` (PyTorch's forms)."""
+    non_blocking = kwargs.pop("non_blocking", False)
+    copy = kwargs.pop("copy", False)
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        other = rest.pop(0)
+        extra = _flags(non_blocking, copy)
+        # PyTorch's binding takes other's dtype and device (it does not call aten::to.other).
+        return aten.to.dtype_layout(self, dtype=other.dtype, device=other.device, **extra)
+    if rest and isinstance(rest[0], (str, type(self.device))):
+        dev = rest.pop(0)
+    if rest and isinstance(rest[0], (_dt.dtype, int)) and not isinstance(rest[0], bool):
+        dtype = rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        non_blocking = rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        copy = rest.pop(0)
+    if rest:
+        got = tuple(type(a).__name__ for a in args)
+        raise TypeError(f"to() received an invalid combination of arguments - got {got}")
+    pos_flags = [non_blocking, copy] if copy else [non_blocking] if non_blocking else []
+    if dev is not None and dtype is not None:
+        return aten.to.device(self, as_device(dev), _dt.from_code(dtype), *pos_flags)
+    if dev is not None:
+        # a device alone: PyTorch's binding passes self's TensorOptions (dtype, layout) with the new device
+        extra = _flags(non_blocking, copy)
+        return aten.to.dtype_layout(self, dtype=self.dtype, layout=_STRIDED, device=as_device(dev), **extra)
+    if dtype is not None:
+        return aten.to.dtype(self, _dt.from_code(dtype), *pos_flags)
+    return self
+
+
+def _flags(non_blocking: bool, copy: bool) -> dict[str, bool]:
+    extra = {}
+    if non_blocking:
+        extra["non_blocking"] = True
+    if copy:
+        extra["copy"] = True
+    return extra
+
+
+def _to_dtype(dtype: _dt.dtype) -> Any:
+    def method(self: Tensor, memory_format: Any = None) -> Tensor:
+        return aten.to.dtype(self, dtype)
+
+    method.__name__ = dtype.name if hasattr(dtype, "name") else str(dtype)
+    return method
+
+
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    return aten.to.dtype_layout(self, dtype=other.dtype, layout=_STRIDED, device=other.device)
+
+
+def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
+    if dtype is None:
+        return _TYPE_NAMES.get(self.dtype.name if hasattr(self.dtype, "name") else "", "torch.Tensor")
+    if isinstance(dtype, str):
+        rev = {v: k for k, v in _TYPE_NAMES.items()}
+        dtype = getattr(_dt, rev[dtype])
+    return aten.to.dtype(self, _dt.from_code(dtype))
+
+
+_TYPE_NAMES = {
+    "float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
+    "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor", "int8": "torch.CharTensor",
+    "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
+}
+
+
+def item(self: Tensor) -> Any:
+    # aten.item checks the size and calls _local_scalar_dense (float(), int() and __index__ go through it too)
+    return aten.item.default(self)
+
+
+def _float(self: Tensor) -> float:
+    if self.numel() != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return float(aten.item.default(self))
+
+
+def _int(self: Tensor) -> int:
+    if self.numel() != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return int(aten.item.default(self))
+
+
+def _index(self: Tensor) -> int:
+    if self.numel() != 1 or self.dtype.is_floating_point or self.dtype.is_complex:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return int(aten.item.default(self))
+
+
+def _bool(self: Tensor) -> bool:
+    return bool(aten.is_nonzero.default(self))
+
+
+def _cpu(self: Tensor) -> Tensor:
+    return to(self, "cpu")
+
+
+def install(T: type) -> None:  # noqa: N803 - the Tensor class
+    """Attach the conversion Tensor methods (called by ``tensor_methods.install``)."""
+    methods = {
+        "fill_": fill_, "zero_": zero_, "copy_": copy_, "contiguous": contiguous, "clone": _clone_method,
+        "to": to, "type_as": type_as, "type": type_, "cpu": _cpu,
+        "float": _to_dtype(_dt.float32), "double": _to_dtype(_dt.float64), "half": _to_dtype(_dt.float16),
+        "long": _to_dtype(_dt.int64), "int": _to_dtype(_dt.int32), "short": _to_dtype(_dt.int16),
+        "char": _to_dtype(_dt.int8), "byte": _to_dtype(_dt.uint8), "bool": _to_dtype(_dt.bool),
+        "item": item, "__float__": _float, "__int__": _int, "__index__": _index, "__bool__": _bool,
+    }
+    for name, fn in methods.items():
+        setattr(T, name, fn)

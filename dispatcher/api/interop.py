@@ -1,0 +1,56 @@
+"""Tensor's Python and NumPy protocols: ``tolist``, ``numpy``, ``np.asarray(t)`` (``__array__``), iteration
+and ``format()``.
+
+Corresponds to torch/_tensor.py (``__iter__``, ``__format__``, ``__array__``) and the
+python_variable_methods.cpp bindings of ``tolist`` / ``numpy``. Iterating unbinds dim 0 through the
+``unbind`` method, so a TorchFunctionMode sees ``dim`` and ``unbind`` as with torch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+
+
+def tolist(self: Tensor) -> Any:
+    if self._data is None:
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+    return self._data.tolist()
+
+
+def numpy(self: Tensor, *, force: bool = False) -> Any:
+    if self._data is None:
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+    if self.requires_grad and not force:
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    return self._data
+
+
+def _array(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    """``np.asarray(t)``: the values (a copy when a dtype conversion is asked for)."""
+    arr = numpy(self)
+    return arr if dtype is None else arr.astype(dtype)
+
+
+def _iter(self: Tensor) -> Any:
+    if self.dim() == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))  # the method: a TorchFunctionMode sees dim, unbind as in torch
+
+
+def _format(self: Tensor, spec: str) -> str:
+    if self.dim() == 0:
+        return self.item().__format__(spec)
+    return object.__format__(self, spec)
+
+
+def install(T: type) -> None:  # noqa: N803 - the Tensor class
+    """Attach ``tolist`` / ``numpy`` / ``__array__`` / ``__iter__`` / ``__format__`` (called by ``tensor_methods.install``)."""
+    T.tolist = tolist
+    T.numpy = numpy
+    T.__array__ = _array
+    T.__iter__ = _iter
+    T.__format__ = _format

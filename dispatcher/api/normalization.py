@@ -1,0 +1,34 @@
+"""Normalization: ``torch.batch_norm`` / ``instance_norm`` / ``group_norm``.
+
+Corresponds to the python_torch_functions.cpp bindings of these ops, which take every argument positionally
+(``cudnn_enabled`` included). The ``nn.functional`` versions, with their Python-side checks, are in
+``dispatcher/nn/functional/normalization.py``.
+"""
+
+from __future__ import annotations
+
+from ..op_overload import namespace
+from ..tensor import Tensor
+
+aten = namespace("aten")
+
+__all__ = ["batch_norm", "instance_norm", "group_norm"]
+
+
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,  # noqa: A002
+               running_var: Tensor | None, training: bool, momentum: float, eps: float,
+               cudnn_enabled: bool) -> Tensor:
+    return aten.batch_norm.default(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                                   cudnn_enabled)
+
+
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,  # noqa: A002
+                  running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
+                  cudnn_enabled: bool) -> Tensor:
+    return aten.instance_norm.default(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                                      eps, cudnn_enabled)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor:
+    return aten.group_norm.default(input, num_groups, weight, bias, eps, cudnn_enabled)

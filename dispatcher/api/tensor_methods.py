@@ -1,0 +1,41 @@
+"""The Tensor method table: attaches every family's Tensor methods, operators and properties to ``Tensor``.
+
+Corresponds to the method table of python_variable_methods.cpp (``variable_methods[]``) together with the
+Python-level methods of torch/_tensor.py. The methods themselves live in the family modules of this package
+(``Tensor.add`` / ``__add__`` / ``add_`` in ``arithmetic.py``, ``Tensor.sum`` in ``reductions.py`` ...), each
+of which attaches its own in ``install``; the methods defined on the class itself (``size``, ``dim``,
+``shape``, ...) are in dispatcher/tensor.py. Every binding calls the aten overload PyTorch's binding calls
+(checked op for op against torch under a logging TorchDispatchMode in tests/test_frontend.py), so modes and
+tracers see the same calls.
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import (
+    activations,
+    arithmetic,
+    autograd_methods,
+    bitwise,
+    comparison,
+    conversions,
+    factories,
+    indexing,
+    interop,
+    linalg,
+    random,
+    reductions,
+    shape,
+    subscripts,
+    transcendental,
+    views,
+)
+
+_MODULES = (arithmetic, transcendental, comparison, bitwise, reductions, views, shape, indexing, factories,
+            conversions, random, linalg, activations, subscripts, interop, autograd_methods)
+
+
+def install() -> None:
+    """Attach the methods and operators to Tensor (called once at import)."""
+    for module in _MODULES:
+        module.install(Tensor)

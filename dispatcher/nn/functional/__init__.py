@@ -1,0 +1,87 @@
+"""``dispatcher.nn.functional``: PyTorch's ``torch.nn.functional`` for the supported subset.
+
+Corresponds to torch/nn/functional.py. Each function does the Python-side work PyTorch's does (argument
+checks, the reduction string -> enum, the implicit softmax dim, embedding's padding_idx normalisation,
+mse_loss's broadcasting) and then calls the same aten op: ``linear`` -> ``aten.linear``, ``softmax`` ->
+``aten.softmax.int``, ``cross_entropy`` -> ``aten.cross_entropy_loss`` with the reduction as an int,
+``dropout`` -> ``aten.dropout``, and so on.
+
+One module per op family: ``activations``, ``losses``, ``linalg`` (linear, cosine_similarity),
+``convolution``, ``pooling``, ``normalization``, ``attention``, ``embedding``, ``dropout``, ``shape`` (pad).
+This package's namespace is torch.nn.functional's: ``F.dropout`` and ``F.embedding`` are the functions,
+not the modules of those names (``from dispatcher.nn.functional.dropout import ...`` and
+``importlib.import_module`` still reach the modules). The functions say they are of this module, as torch's
+do, so graphs print and name them ``torch.nn.functional.<name>``.
+"""
+
+from .activations import (
+    celu,
+    elu,
+    gelu,
+    glu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    log_softmax,
+    logsigmoid,
+    mish,
+    relu,
+    relu6,
+    selu,
+    sigmoid,
+    silu,
+    softmax,
+    softmin,
+    softplus,
+    softsign,
+    tanh,
+    tanhshrink,
+    threshold,
+    threshold_,
+)
+from .attention import scaled_dot_product_attention
+from .convolution import conv1d, conv2d
+from .dropout import dropout
+from .embedding import embedding, one_hot
+from .linalg import cosine_similarity, linear
+from .losses import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cosine_embedding_loss,
+    cross_entropy,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    margin_ranking_loss,
+    mse_loss,
+    nll_loss,
+    poisson_nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
+)
+from .normalization import batch_norm, group_norm, instance_norm, layer_norm, normalize, rms_norm
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+from .shape import pad
+
+__all__ = [
+    # activations
+    "relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "leaky_relu", "elu", "softplus", "hardtanh",
+    "relu6", "hardswish", "logsigmoid", "mish", "selu", "celu", "hardsigmoid", "softsign", "tanhshrink", "softmin",
+    "glu", "threshold", "threshold_",
+    # losses
+    "mse_loss", "cross_entropy", "nll_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "huber_loss", "kl_div", "soft_margin_loss", "margin_ranking_loss",
+    "hinge_embedding_loss", "poisson_nll_loss", "cosine_embedding_loss", "gaussian_nll_loss",
+    # linalg, convolution, pooling, normalization, attention, embedding, dropout, shape
+    "linear", "cosine_similarity", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "layer_norm", "batch_norm", "instance_norm", "group_norm",
+    "rms_norm", "normalize", "scaled_dot_product_attention", "embedding", "one_hot", "dropout", "pad",
+]
+
+for _name in __all__:
+    if globals()[_name].__module__.startswith(f"{__name__}."):
+        globals()[_name].__module__ = __name__
+del _name

@@ -1,0 +1,368 @@
+"""Where every piece of an operator is defined: ``where(op)`` and ``dispatchkit where OP``.
+
+PyTorch spreads one op over native_functions.yaml (schema), aten/src/ATen/native/*.cpp (kernels),
+torch/_meta_registrations.py (meta), tools/autograd/derivatives.yaml (derivative), torch/_decomp
+(decompositions) and torch/_tensor.py / torch/functional.py / torch/nn/functional.py (the Python
+surface). PyTorch has no single command that finds them all; here the op library is laid out by op
+family, the same file stem in every layer, and ``where`` reads the live registrations (not file names)
+to print each piece as ``file:line``:
+
+    >>> from tracer.op_sources import where
+    >>> print(where("aten.logaddexp"))
+
+The family of an aten op is the stem of the file its kernels are registered from
+(``dispatcher/ops/<family>.py`` or ``<family>_<aspect>.py``); ``FAMILIES`` lists them.
+An op of another namespace (``torch.library``) has no family: its pieces are wherever the user
+registered them.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import dispatcher
+from dispatcher.keys import DispatchKey
+from dispatcher.op_overload import OpOverload, OpOverloadPacket, namespace
+
+__all__ = ["FAMILIES", "OpSources", "Piece", "family_of", "where"]
+
+#: the op families, the same file stem in every layer (kernels, derivatives, decompositions, the
+#: torch-level API, nn.functional), with what each holds
+FAMILIES: dict[str, str] = {
+    "arithmetic": "+ - * / pow, remainder / fmod / floor_divide, abs / neg / sign, rounding, clamp, "
+                  "addcmul / addcdiv, lerp, nan_to_num",
+    "transcendental": "exp / log / trigonometric / hyperbolic / erf / sigmoid / tanh / logit, atan2, hypot, "
+                      "logaddexp, xlogy",
+    "comparison": "eq / ne / lt / le / gt / ge, maximum / minimum, where, isnan / isinf / isfinite, signbit, "
+                  "logical_*, heaviside",
+    "bitwise": "bitwise_and / or / xor / not, shifts, the & | ^ << >> operators",
+    "reductions": "sum, mean, var / std, max / min / argmax, prod, all / any, logsumexp, norms, scans",
+    "views": "view, reshape, permute / transpose, expand, squeeze / unsqueeze, select / slice, split / "
+             "unbind / chunk, diagonal, and their backward / scatter ops",
+    "shape": "cat / stack, pad, flip / roll, repeat / tile, tril / triu, diag, sort / argsort / topk, unique",
+    "indexing": "gather / scatter, index / index_put / index_select / index_add / index_fill / index_copy, "
+                "masked_fill / masked_select / masked_scatter, nonzero",
+    "factories": "empty / zeros / ones / full / arange / eye, the *_like and new_* factories",
+    "conversions": "to / _to_copy, contiguous, clone, copy_, fill_ / zero_, item",
+    "random": "rand / randn, uniform_ / normal_, bernoulli",
+    "linalg": "mm / bmm / addmm / matmul / linear, dot / mv / outer, einsum, tensordot, kron, trace",
+    "activations": "relu / gelu / silu / elu / ..., softmax / log_softmax, glu, threshold",
+    "normalization": "layer_norm, batch_norm, group_norm, instance_norm, rms_norm",
+    "losses": "mse / l1 / smooth_l1 / huber, nll / cross_entropy, binary cross-entropy, kl_div, margin losses",
+    "convolution": "convolution and conv1d / conv2d",
+    "pooling": "max / avg / adaptive pooling",
+    "attention": "scaled_dot_product_attention and its CPU kernels",
+    "embedding": "embedding, one_hot",
+    "dropout": "dropout, native_dropout",
+}
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass
+class Piece:
+    """One piece of an op: what it is, where it is defined, and a short detail (key, name)."""
+
+    kind: str  #: "schema", "kernel", "autograd", "decomposition", "torch-level"
+    label: str  #: e.g. "CPU", "core-aten", "Tensor.add"
+    location: str  #: "dispatcher/ops/arithmetic.py:120", or a description when there is no source
+    detail: str = ""  #: the function's name, the node name of a formula, ...
+
+
+@dataclass
+class OpSources:
+    """Everything ``where`` found for one OpOverload."""
+
+    op: OpOverload
+    family: str | None
+    pieces: list[Piece] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[Piece]:
+        return [p for p in self.pieces if p.kind == kind]
+
+    def __str__(self) -> str:
+        fam = self.family or ("none (an op of another namespace)" if self.op.namespace != "aten" else "unknown")
+        lines = [f"{self.op.name()}  (family: {fam})", f"  {self.op._schema}"]
+        previous = None
+        for p in self.pieces:
+            head = p.kind if p.kind != previous else ""
+            previous = p.kind
+            detail = f"  {p.detail}" if p.detail else ""
+            lines.append(f"  {head:<14} {p.label:<28} {p.location}{detail}")
+        return "\n".join(lines)
+
+
+def _relpath(path: str) -> str:
+    path = os.path.abspath(path)
+    return os.path.relpath(path, _ROOT) if path.startswith(_ROOT + os.sep) else path
+
+
+def _source_of(fn: Any) -> str | None:
+    """``file:line`` of a Python callable's definition (through wrappers and partials), or None."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    try:
+        fn = inspect.unwrap(fn)
+        path = inspect.getsourcefile(fn)
+        _, line = inspect.getsourcelines(fn)
+    except (TypeError, OSError):
+        return None
+    if path is None:
+        return None
+    return f"{_relpath(path)}:{line}"
+
+
+def _made_at(fn: Any, name: str) -> str | None:
+    """For a function made by a factory (``_binary(np.add)``): the line of its module naming ``name``.
+
+    ``inspect`` can only point at the factory's inner ``def``; the line that asks the factory for this op
+    (``logaddexp = _binary_float(...)``, ``("logaddexp", ...)`` in a table) is where a reader should look.
+    """
+    location = _source_of(fn)
+    if location is None or "<locals>" not in _name_of(fn):
+        return location
+    path = location.rsplit(":", 1)[0]
+    path = path if os.path.isabs(path) else os.path.join(_ROOT, path)
+    word = re.escape(name)
+    patterns = (  # best first: an assignment or def, then a call naming the op, then any quoted mention
+        re.compile(rf"^\s*(def\s+)?{word}\s*(=|\()"),
+        re.compile(rf"\(\s*['\"]{word}['\"]"),
+        re.compile(rf"['\"]{word}['\"]"),
+    )
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.readlines()
+    except OSError:
+        return location
+    for pattern in patterns:
+        for number, text in enumerate(lines, 1):
+            if pattern.search(text) and not text.lstrip().startswith("#"):
+                return f"{_relpath(path)}:{number}"
+    return location
+
+
+def _name_of(fn: Any) -> str:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return getattr(inspect.unwrap(fn), "__qualname__", type(fn).__name__)
+
+
+def _listing_line(op: OpOverload) -> str | None:
+    """``file:line`` of the op's entry in the aten listing (native_functions.py)."""
+    from dispatcher.ops import native_functions
+
+    path = inspect.getsourcefile(native_functions)
+    if path is None:
+        return None
+    needle = f'OpDef("{op._opname}{"." + op._overload_name_raw if op._overload_name_raw else ""}('
+    with open(path, encoding="utf-8") as f:
+        for number, text in enumerate(f, 1):
+            if needle in text:
+                return f"{_relpath(path)}:{number}"
+    return None
+
+
+def family_of_file(location: str) -> str | None:
+    """The family a ``file:line`` belongs to: the file stem, or its part before ``_<aspect>``."""
+    stem = os.path.splitext(os.path.basename(location.rsplit(":", 1)[0]))[0]
+    for family in FAMILIES:
+        if stem == family or stem.startswith(family + "_"):
+            return family
+    return None
+
+
+def family_of(op: Any) -> str | None:
+    """The family of an aten op (the stem of the file its kernels are registered from), else None."""
+    op = _resolve(op)[0]
+    if op.namespace != "aten":
+        return None
+    for key in (DispatchKey.CPU, DispatchKey.CompositeExplicitAutograd, DispatchKey.CompositeImplicitAutograd,
+                DispatchKey.Meta):
+        for kernel in op.kernels.get(key, ()):
+            location = _source_of(kernel.fn) if kernel.fn is not None else None
+            if location and (family := family_of_file(location)):
+                return family
+    return None
+
+
+def _resolve(op: Any) -> list[OpOverload]:
+    """An OpOverload, a packet (all overloads) or a name: ``aten.add``, ``aten::add.Tensor``, ``add.Tensor``."""
+    if isinstance(op, OpOverload):
+        return [op]
+    if isinstance(op, OpOverloadPacket):
+        return [getattr(op, name) for name in op.overloads()]
+    if not isinstance(op, str):
+        raise TypeError(f"where(): expected an OpOverload, an OpOverloadPacket or an op name such as "
+                        f"'aten.add.Tensor', got {type(op).__name__}")
+    import dispatcher.ops  # noqa: F401 - the aten library is defined on import
+
+    text = op.strip().replace("::", ".")
+    if text.startswith("torch.ops."):
+        text = text[len("torch.ops."):]
+    parts = text.split(".")
+    if len(parts) == 1 or (len(parts) == 2 and parts[0] != "aten" and not _has_namespace(parts[0])):
+        parts = ["aten", *parts]
+    ns, name, *rest = parts
+    packet = getattr(namespace(ns), name, None) if name else None
+    overloads = packet.overloads() if isinstance(packet, OpOverloadPacket) else []
+    if not overloads:
+        raise ValueError(f"where(): no operator named {ns}::{name} is registered")
+    if rest:
+        if rest[0] not in overloads:
+            raise ValueError(f"where(): {ns}::{name} has no overload {rest[0]!r} (it has: {', '.join(overloads)})")
+        return [getattr(packet, rest[0])]
+    return [getattr(packet, n) for n in overloads]
+
+
+def _has_namespace(name: str) -> bool:
+    from dispatcher.registry import REGISTRY
+
+    return any(q.split("::", 1)[0] == name for q in getattr(REGISTRY, "operators", {}))
+
+
+def _kernel_pieces(op: OpOverload) -> list[Piece]:
+    from dispatcher.autograd.function import DERIVATIVES
+
+    pieces = []
+    for key in sorted(op.kernels, key=lambda k: -int(k)):
+        kernels = op.kernels[key]
+        if not kernels:
+            continue
+        kernel = kernels[-1]  # the newest registration wins
+        if kernel.is_fallthrough:
+            pieces.append(Piece("kernel", key.name, "fallthrough", ""))
+            continue
+        location = _made_at(kernel.fn, op.name().split("::", 1)[1]) or kernel.debug
+        if key in (DispatchKey.Autograd, DispatchKey.AutogradCPU) and _name_of(kernel.fn).startswith("autograd_kernel"):
+            continue  # the generic autograd kernel: the formula below says where the op's derivative is
+        pieces.append(Piece("kernel", key.name, location, _name_of(kernel.fn)))
+    name = op.name().split("::", 1)[1] if op.namespace == "aten" else op.name()
+    formula = DERIVATIVES.get(name)
+    if formula is not None:
+        pieces.append(Piece("autograd", formula.node_name, _source_of(formula.backward) or "?",
+                            _name_of(formula.backward)))
+    for key, fn in op.py_kernels.items():
+        pieces.append(Piece("kernel", f"py_impl({getattr(key, 'name', key)})", _source_of(fn) or "?", _name_of(fn)))
+    return pieces
+
+
+def _decomposition_pieces(op: OpOverload) -> list[Piece]:
+    from .decompositions import core_aten_decompositions, global_decomposition_table
+
+    pieces = []
+    fn = global_decomposition_table.get(op)
+    if fn is not None:
+        pieces.append(Piece("decomposition", "decomposition table", _source_of(fn) or "?", _name_of(fn)))
+    core = core_aten_decompositions().get(op)
+    if core is not None and core is not fn:
+        # a CIA op's own decomposition: the table entry runs the op's CompositeImplicitAutograd kernel
+        cia = op.kernels.get(DispatchKey.CompositeImplicitAutograd)
+        target = cia[-1].fn if cia else core
+        pieces.append(Piece("decomposition", "core-aten (CIA kernel)", _source_of(target) or "?", _name_of(target)))
+    elif core is not None:
+        pieces.append(Piece("decomposition", "core-aten", _source_of(core) or "?", _name_of(core)))
+    return pieces
+
+
+def _surface_candidates(op: OpOverload) -> list[tuple[str, Any]]:
+    """The torch-level callables named after the op: ``torch.X``, ``Tensor.X``, ``nn.functional.X``."""
+    from dispatcher.nn import functional as F
+
+    base = op._opname
+    found: list[tuple[str, Any]] = []
+    plain = base.strip("_") if base.startswith("__") else base
+    for owner, prefix in ((dispatcher, "torch"), (dispatcher.Tensor, "Tensor"), (F, "nn.functional")):
+        for attr in dict.fromkeys((base, plain)):
+            value = owner.__dict__.get(attr) if isinstance(owner, type) else getattr(owner, attr, None)
+            if value is None or isinstance(value, (OpOverload, OpOverloadPacket, type, int, float, str)):
+                continue
+            if isinstance(value, (staticmethod, classmethod)):
+                value = value.__func__
+            if isinstance(value, property):
+                value = value.fget
+            if callable(value) and (prefix, attr) not in {(p, a) for p, a, *_ in found}:
+                found.append((prefix, attr, value))  # type: ignore[arg-type]
+    return [(f"{prefix}.{attr}", value) for prefix, attr, value in found]  # type: ignore[misc]
+
+
+def _surface_pieces(op: OpOverload) -> list[Piece]:
+    pieces = []
+    for label, fn in _surface_candidates(op):
+        location = _made_at(fn, label.rsplit(".", 1)[1])
+        if location is not None:
+            pieces.append(Piece("torch-level", label, location, _name_of(fn)))
+    return pieces
+
+
+def where(op: Any) -> list[OpSources]:
+    """Where each piece of ``op`` (every overload of a packet) is defined, with its family."""
+    result = []
+    for overload in _resolve(op):
+        family = family_of(overload)
+        sources = OpSources(overload, family)
+        schema_at = _listing_line(overload) if overload.namespace == "aten" else None
+        sources.pieces.append(Piece("schema", "listing" if schema_at else "Library.define",
+                                    schema_at or overload._schema_debug.removeprefix("registered at ")))
+        sources.pieces += _kernel_pieces(overload)
+        sources.pieces += _decomposition_pieces(overload)
+        sources.pieces += _surface_pieces(overload)
+        result.append(sources)
+    return result
+
+
+def describe(op: Any) -> str:
+    """``where(op)`` as the text ``dispatchkit where`` prints."""
+    return "\n\n".join(str(s) for s in where(op))
+
+
+def family_table_markdown() -> str:
+    """docs/op_families.md: every aten op of the listing by family, generated from the registry.
+
+    ``tests/test_op_sources.py`` regenerates it and compares, so the page stays true; rewrite it with
+    ``python -m tracer.op_sources > docs/op_families.md``.
+    """
+    from dispatcher.ops.native_functions import NATIVE_FUNCTIONS
+
+    by_family: dict[str, list[str]] = {family: [] for family in FAMILIES}
+    unplaced = []
+    for entry in NATIVE_FUNCTIONS:
+        op = _resolve(f"aten.{entry.name}")[0]
+        family = family_of(op)
+        (by_family[family] if family else unplaced).append(entry.name)
+    lines = [
+        "# Op families",
+        "",
+        "Generated from the registry by `python -m tracer.op_sources > docs/op_families.md` (a test keeps it",
+        "true). Every aten op of the listing belongs to one family; the family is the file stem of each of",
+        "its pieces in every layer:",
+        "",
+        "| layer | file |",
+        "|---|---|",
+        "| kernels and meta functions | `dispatcher/ops/<family>.py` |",
+        "| derivative formulas | `dispatcher/autograd/derivatives/<family>.py` |",
+        "| core-aten decompositions | `tracer/decompositions/<family>.py` |",
+        "| torch-level functions and Tensor methods | `dispatcher/api/<family>.py` |",
+        "| `nn.functional` | `dispatcher/nn/functional/<family>.py` |",
+        "",
+        "A family too big for one file in a layer continues in `<family>_<aspect>.py`. `dispatchkit where OP`",
+        "prints where each piece of one op is (file:line).",
+        "",
+        "| family | what it holds | ops |",
+        "|---|---|---|",
+    ]
+    for family, names in by_family.items():
+        ops = ", ".join(f"`{n}`" for n in names)
+        lines.append(f"| {family} | {FAMILIES[family]} | {ops} |")
+    if unplaced:
+        lines.append(f"| (no family) | ops whose kernels are not in a family file | "
+                     f"{', '.join(f'`{n}`' for n in unplaced)} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(family_table_markdown(), end="")
