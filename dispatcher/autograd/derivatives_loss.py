@@ -24,7 +24,7 @@ _MEAN = 1
 
 
 def _subclass_like(*tensors: Any) -> bool:
-    from ..ops.decompositions import is_tensor_subclass_like
+    from ..ops.composite import is_tensor_subclass_like
 
     return any(t is not None and is_tensor_subclass_like(t) for t in tensors)
 

@@ -30,7 +30,7 @@ from typing import Any
 from .. import dtypes as _dt
 from ..memory_format import preserve_format
 from ..op_overload import namespace
-from ..ops import decompositions as _decomp
+from ..ops import composite as _decomp
 from ..ops.meta_utils import broadcast_shapes
 from .derivatives import _scaled, sum_backward, unsqueeze_multiple
 from .function import derivative

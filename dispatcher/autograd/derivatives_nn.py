@@ -54,7 +54,7 @@ def _wrap(dim: int, ndim: int) -> int:
 
 def _subclass_like(*tensors: Any) -> bool:
     """``at::areAnyTensorSubclassLike``: a dispatch mode is active or a tensor carries the Python key."""
-    from ..ops import decompositions
+    from ..ops import composite as decompositions
 
     return any(t is not None and decompositions.is_tensor_subclass_like(t) for t in tensors)
 

@@ -163,7 +163,7 @@ def _decompositions() -> Any:
     first use (at module level it would make an import cycle)."""
     global _DECOMPOSITIONS
     if _DECOMPOSITIONS is None:
-        from ..ops import decompositions
+        from ..ops import composite as decompositions
 
         _DECOMPOSITIONS = decompositions
     return _DECOMPOSITIONS
