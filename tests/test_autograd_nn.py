@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import dispatcher
 import dispatcher.nn.functional as DF
 from dispatcher import autograd as dag
-from dispatcher.ops import decompositions
+from dispatcher.ops import composite as decompositions
 from tests.test_frontend import record_ours, record_torch
 
 Prog = Callable[[Any, Any, dict], Any]

@@ -18,9 +18,11 @@ import pytest
 
 import dispatcher
 from dispatcher import explain_dispatch
-from dispatcher.ops import decompositions
+from dispatcher.ops import composite as decompositions
 from dispatcher.ops import registration as _registration
+from dispatcher.ops.losses_nll import nll_loss2d_forward
 from dispatcher.ops.native_functions import NATIVE_FUNCTIONS
+from dispatcher.ops.views import squeeze__dim
 from dispatcher.tensor import Tensor, device
 
 aten = dispatcher.ops.aten
@@ -500,21 +502,21 @@ def test_nll_loss2d_forward_kernel(torch: Any, reduction: int, with_weight: bool
     w = T((3,), seed=4).array() if with_weight else None
     expected = torch.ops.aten.nll_loss2d_forward(torch.tensor(x), torch.tensor(target),
                                                  None if w is None else torch.tensor(w), reduction, -100)
-    ours = decompositions.nll_loss2d_forward(Tensor._from_numpy(x), Tensor._from_numpy(target),
-                                             None if w is None else Tensor._from_numpy(w), reduction, -100)
+    ours = nll_loss2d_forward(Tensor._from_numpy(x), Tensor._from_numpy(target),
+                              None if w is None else Tensor._from_numpy(w), reduction, -100)
     for o, e in zip(ours, expected):
         assert_same_result(o, e, torch)
-    meta = decompositions.nll_loss2d_forward(Tensor._empty((2, 3, 1, 4), dispatcher.float32, device("meta")),
-                                             Tensor._empty((2, 1, 4), dispatcher.int64, device("meta")),
-                                             None, reduction, -100)
+    meta = nll_loss2d_forward(Tensor._empty((2, 3, 1, 4), dispatcher.float32, device("meta")),
+                              Tensor._empty((2, 1, 4), dispatcher.int64, device("meta")),
+                              None, reduction, -100)
     for o, e in zip(meta, expected):
         assert o.device.type == "meta" and tuple(o.shape) == tuple(e.shape) and o.stride() == e.stride()
 
 
 def test_squeeze__dim_kernel(torch: Any) -> None:
     x = Tensor._from_numpy(np.arange(4, dtype=np.float32).reshape(1, 4))
-    assert decompositions.squeeze__dim(x, 0) is x
+    assert squeeze__dim(x, 0) is x
     tx = torch.arange(4, dtype=torch.float32).reshape(1, 4).squeeze_(0)
     assert_same_result(x, tx, torch)
     y = Tensor._from_numpy(np.zeros((2, 3), dtype=np.float32))
-    assert decompositions.squeeze__dim(y, 1).shape == (2, 3)
+    assert squeeze__dim(y, 1).shape == (2, 3)

@@ -22,7 +22,7 @@ import pytest
 import dispatcher
 from dispatcher import DispatchKey, DispatchKeySet
 from dispatcher import modes as our_modes
-from dispatcher.ops import decompositions
+from dispatcher.ops import composite as decompositions
 from dispatcher.python_key import shallow_copy_and_detach
 from tests.test_frontend import _norm, _norm_kwargs
 

@@ -13,7 +13,7 @@ import dispatcher
 from dispatcher import explain_dispatch
 from dispatcher import random as drandom
 from dispatcher.ops import registration as _registration
-from dispatcher.ops.factories import is_non_overlapping_and_dense
+from dispatcher.ops.strides import is_non_overlapping_and_dense
 from dispatcher.tensor import Tensor, device
 
 aten = dispatcher.ops.aten

@@ -20,7 +20,7 @@ from hypothesis.extra import numpy as hnp
 import dispatcher
 from dispatcher import dtypes as _dt
 from dispatcher.ops import aten
-from dispatcher.ops.pointwise import erf_numpy
+from dispatcher.ops.transcendental import erf_numpy
 from dispatcher.tensor import Tensor, contiguous_strides, device
 
 ALL = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64")

@@ -457,7 +457,7 @@ def test_cat_message_texts(torch):
     # torch's ValueError for an empty list comes from its Python argument parser, before dispatch
     with pytest.raises(ValueError, match=r"^torch.cat\(\): expected a non-empty list of Tensors$"):
         torch.cat([])
-    from dispatcher.ops.shape_ops import cat_meta
+    from dispatcher.ops.shape import cat_meta
 
     with pytest.raises(ValueError, match=r"^torch.cat\(\): expected a non-empty list of Tensors$"):
         cat_meta([], 0)

@@ -146,6 +146,47 @@ def _made_at(fn: Any, name: str) -> str | None:
     return location
 
 
+def _kernel_location(op: OpOverload, key: DispatchKey, fn: Any) -> str | None:
+    """Where an aten kernel is: its ``def``, or, for a kernel a shared factory made, the line that registered it."""
+    location = _source_of(fn)
+    if op.namespace != "aten" or (location is not None and "<locals>" not in _name_of(fn)):
+        return location
+    from dispatcher.ops.kernel_registry import SITES
+
+    site = SITES.get((op.name().split("::", 1)[1], key.name))
+    if site is None:
+        return _made_at(fn, op.name().split("::", 1)[1])
+    module = __import__(site[0], fromlist=["_"])
+    path = inspect.getsourcefile(module)
+    return f"{_relpath(path)}:{site[1]}" if path else location
+
+
+def _module_line(module: str) -> str:
+    """``file:1`` of a module (where nothing better is known)."""
+    path = inspect.getsourcefile(__import__(module, fromlist=["_"]))
+    return f"{_relpath(path)}:1" if path else module
+
+
+def _defined_in_layer(name: str, folders: tuple[str, ...], only: str | None = None) -> str | None:
+    """``file:line`` of ``name = ...`` / ``def name(`` at the top level of a module in ``folders``, else of the
+    first line naming ``"name"`` (a table of names a binding factory is applied to)."""
+    word = re.escape(name)
+    patterns = (re.compile(rf"^(def\s+{word}\s*\(|{word}\s*(:[^=]*)?=)"), re.compile(rf"['\"]{word}['\"]"))
+    texts = []
+    for folder in folders:
+        directory = os.path.join(_ROOT, folder)
+        for file in sorted(os.listdir(directory)):
+            if file.endswith(".py") and only in (None, file):
+                with open(os.path.join(directory, file), encoding="utf-8") as f:
+                    texts.append((f"{folder}/{file}", f.readlines()))
+    for pattern in patterns:
+        for path, lines in texts:
+            for number, text in enumerate(lines, 1):
+                if pattern.search(text) and not text.lstrip().startswith("#"):
+                    return f"{path}:{number}"
+    return None
+
+
 def _name_of(fn: Any) -> str:
     while isinstance(fn, functools.partial):
         fn = fn.func
@@ -237,7 +278,7 @@ def _kernel_pieces(op: OpOverload) -> list[Piece]:
         if kernel.is_fallthrough:
             pieces.append(Piece("kernel", key.name, "fallthrough", ""))
             continue
-        location = _made_at(kernel.fn, op.name().split("::", 1)[1]) or kernel.debug
+        location = _kernel_location(op, key, kernel.fn) or kernel.debug
         if key in (DispatchKey.Autograd, DispatchKey.AutogradCPU) and _name_of(kernel.fn).startswith("autograd_kernel"):
             continue  # the generic autograd kernel: the formula below says where the op's derivative is
         pieces.append(Piece("kernel", key.name, location, _name_of(kernel.fn)))
@@ -293,7 +334,19 @@ def _surface_candidates(op: OpOverload) -> list[tuple[str, Any]]:
 def _surface_pieces(op: OpOverload) -> list[Piece]:
     pieces = []
     for label, fn in _surface_candidates(op):
-        location = _made_at(fn, label.rsplit(".", 1)[1])
+        location = _source_of(fn)
+        if location is not None and "<locals>" in _name_of(fn):  # made by a binding factory: find the assignment
+            if label.startswith("Tensor."):
+                from dispatcher.api.tensor_methods import INSTALLED_BY
+
+                module = INSTALLED_BY.get(label.rsplit(".", 1)[1])
+                if module is not None:
+                    folder = module.replace(".", "/").rsplit("/", 1)[0]
+                    found = _defined_in_layer(label.rsplit(".", 1)[1], (folder,), module.rsplit(".", 1)[1] + ".py")
+                    pieces.append(Piece("torch-level", label, found or _module_line(module), _name_of(fn)))
+                    continue
+            folders = ("dispatcher/nn/functional", "dispatcher/api") if label.startswith("nn.") else ("dispatcher/api",)
+            location = _defined_in_layer(label.rsplit(".", 1)[1], folders) or _made_at(fn, label.rsplit(".", 1)[1])
         if location is not None:
             pieces.append(Piece("torch-level", label, location, _name_of(fn)))
     return pieces

@@ -35,7 +35,16 @@ _MODULES = (arithmetic, transcendental, comparison, bitwise, reductions, views, 
             conversions, random, linalg, activations, subscripts, interop, autograd_methods)
 
 
+#: Tensor attribute -> name of the module whose ``install`` attached it (``dispatchkit where`` reads it: many
+#: methods are made by binding factories from tables of names, so their ``def`` does not say where they live)
+INSTALLED_BY: dict[str, str] = {}
+
+
 def install() -> None:
     """Attach the methods and operators to Tensor (called once at import)."""
     for module in _MODULES:
+        before = dict(Tensor.__dict__)
         module.install(Tensor)
+        for name, value in Tensor.__dict__.items():
+            if before.get(name) is not value:
+                INSTALLED_BY[name] = module.__name__

@@ -159,11 +159,11 @@ _DECOMPOSITIONS: Any = None
 
 
 def _decompositions() -> Any:
-    """dispatcher.ops.decompositions (``dispatch_mode_enabled``: at::isTensorSubclassLike's mode test), imported on
+    """dispatcher.ops.composite (``dispatch_mode_enabled``: at::isTensorSubclassLike's mode test), imported on
     first use (at module level it would make an import cycle)."""
     global _DECOMPOSITIONS
     if _DECOMPOSITIONS is None:
-        from ..ops import decompositions
+        from ..ops import composite as decompositions
 
         _DECOMPOSITIONS = decompositions
     return _DECOMPOSITIONS

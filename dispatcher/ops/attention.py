@@ -1,4 +1,4 @@
-"""Kernels of the attn batch: ``scaled_dot_product_attention`` and its CPU backends, ``_safe_softmax``.
+"""Scaled dot-product attention: ``scaled_dot_product_attention`` and its CPU backends, ``_safe_softmax``.
 
 Corresponds to aten/src/ATen/native/transformers/attention.cpp, sdp_utils_cpp.{h,cpp} and
 native/cpu/FlashAttentionKernel.cpp of PyTorch 2.13.
@@ -28,7 +28,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..memory_format import contiguous_format, strided
 from ..tensor import Tensor, contiguous_strides
-from .decompositions import _op, is_tensor_subclass_like
+from .composite import _op, is_tensor_subclass_like
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize, preserve_format_strides, scalar_type_name
 

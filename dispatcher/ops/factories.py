@@ -1,12 +1,10 @@
-"""Factory kernels: ``empty``, ``zeros``, ``ones``, ``full``, ``arange``, ``randn``, ``eye``, the ``*_like`` and ``new_*`` ops.
+"""Factory kernels: ``empty`` / ``empty_strided`` / ``empty_permuted``, ``zeros``, ``ones``, ``full``,
+``scalar_tensor``, ``arange``, ``eye``, the ``*_like`` and ``new_*`` ops, ``_efficientzerotensor``.
 
-Corresponds to aten/src/ATen/native/TensorFactories.cpp (and RangeFactories.cpp,
-Distributions.cpp for ``rand``/``randn``/``bernoulli_``) plus the generated
-BackendSelect kernels. A factory call has no tensors to dispatch on, so its key
-set is the TLS one, {BackendSelect}; the BackendSelect kernel reads ``device=``
-and redispatches to exactly that backend's key (SEMANTICS §1.8). Factories are
-CompositeExplicitAutograd like PyTorch's: one kernel serves CPU and Meta (on
-meta only the layout is made). Random values come from ``dispatcher.random``.
+Corresponds to aten/src/ATen/native/TensorFactories.cpp and RangeFactories.cpp, plus the generated BackendSelect
+kernels (backend_select.py). Factories are CompositeExplicitAutograd like PyTorch's: one kernel serves CPU and Meta
+(on meta only the layout is made). ``full`` infers its dtype from the value and checks it converts without
+overflow (c10::checked_convert); ``arange`` checks and sizes its range on the double values, as PyTorch does.
 """
 
 from __future__ import annotations
@@ -17,17 +15,10 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import random as _random
-from ..keys import DispatchKey
-from ..keyset import DispatchKeySet, full_after_bits
 from ..tensor import Tensor, as_device, contiguous_strides
-from ..tls import per_thread
-from .kernel_registry import KERNELS, impl
-from .meta_utils import elementwise_strides
-
-_BACKEND_KEY_SETS = {"cpu": DispatchKeySet(DispatchKey.CPU), "meta": DispatchKeySet(DispatchKey.Meta)}
-_BACKEND_BITS = {name: ks.raw_repr() for name, ks in _BACKEND_KEY_SETS.items()}
-_AFTER_BACKEND_SELECT = full_after_bits(DispatchKey.BackendSelect)
+from .backend_select import register_backend_select
+from .kernel_registry import impl
+from .strides import CHANNELS_LAST, _channels_last_strides, like_strides, memory_format_code
 
 #: c10's ScalarType names, used in PyTorch's "not implemented for 'Long'" messages
 SCALAR_TYPE_NAMES = {
@@ -40,64 +31,12 @@ _C_TYPE_NAMES = {
     "float16": "c10::Half", "float32": "float", "float64": "double",
 }
 
-CONTIGUOUS_FORMAT = 0
-PRESERVE_FORMAT = 1
-CHANNELS_LAST = 2
-_MEMORY_FORMATS = {"contiguous_format": 0, "preserve_format": 1, "channels_last": 2, "channels_last_3d": 3}
-
 
 def factory_dtype(dtype: Any, default: _dt.dtype | None = None) -> _dt.dtype:
     """``dtype=`` of a factory (a dtype, a ScalarType code, or None for the default float)."""
     if dtype is None:
         return default or _dt.get_default_dtype()
     return _dt.from_code(dtype)
-
-
-def memory_format_code(memory_format: Any) -> int | None:
-    """A MemoryFormat argument (int code, name, or None) as its int code (None stays None)."""
-    if memory_format is None or type(memory_format) is int:
-        return memory_format
-    return _MEMORY_FORMATS[str(memory_format).rsplit(".", 1)[-1]]
-
-
-# --- BackendSelect ---------------------------------------------------------------------------
-
-
-def backend_select(op_name: str):  # noqa: ANN201
-    """The BackendSelect kernel of a factory op: redispatch to the backend ``device=`` names.
-
-    With no tensor arguments the key set is just that backend's key (so autograd and
-    ADInplaceOrView never run). With tensor arguments (``_to_copy``), their keys are
-    added and TLS applied under FULL_AFTER(BackendSelect), like PyTorch's generated kernels.
-    """
-    op = None
-
-    def kernel(*args: Any, **kwargs: Any) -> Any:
-        nonlocal op
-        if op is None:
-            from ..op_overload import namespace
-
-            base, _, overload = op_name.partition(".")
-            op = getattr(getattr(namespace("aten"), base), overload or "default")
-        ks = _BACKEND_BITS[as_device(kwargs.get("device")).type]
-        tensor_keys = 0
-        for a in args:
-            if isinstance(a, Tensor):
-                tensor_keys |= a._key_set
-        if tensor_keys:
-            t = per_thread.s
-            ks = ((ks | tensor_keys | t.included) & t.exclude_mask) & _AFTER_BACKEND_SELECT
-        return op.redispatch(ks, *args, **kwargs)
-
-    kernel.__name__ = kernel.__qualname__ = f"{op_name}_backend_select"
-    return kernel
-
-
-def register_backend_select(*names: str) -> None:
-    """Give each factory op its BackendSelect kernel (a name already given one is skipped)."""
-    for name in names:
-        if (name, "BackendSelect") not in KERNELS:
-            impl(name, "BackendSelect")(backend_select(name))
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -109,48 +48,6 @@ def check_size_nonnegative(size: Any) -> tuple[int, ...]:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
     return shape
-
-
-def is_non_overlapping_and_dense(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
-    """PyTorch's TensorImpl::is_non_overlapping_and_dense: some permutation of the dims is contiguous.
-
-    An empty tensor counts as dense whatever its strides (PyTorch 2.13 keeps them in ``empty_like``).
-    """
-    if 0 in shape:
-        return True
-    if len(shape) == 1:
-        return shape[0] < 2 or stride[0] == 1
-    order = sorted(range(len(shape)), key=lambda d: (stride[d], shape[d]))
-    expected = 1
-    for d in order:
-        if shape[d] == 1:
-            continue
-        if stride[d] != expected:
-            return False
-        expected *= shape[d]
-    return True
-
-
-def _channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    if len(shape) != 4:
-        raise RuntimeError("required rank 4 tensor to use channels_last format")
-    n, c, h, w = shape
-    return (h * w * c, 1, w * c, c)
-
-
-def like_strides(self: Tensor, memory_format: Any) -> tuple[int, ...]:
-    """The strides of an ``empty_like(self, memory_format=...)`` result (preserve: keep a dense layout)."""
-    mf = memory_format_code(memory_format)
-    shape = self._shape
-    if mf == CONTIGUOUS_FORMAT:
-        return contiguous_strides(shape)
-    if mf == CHANNELS_LAST:
-        return _channels_last_strides(shape)
-    if mf not in (None, PRESERVE_FORMAT):
-        raise RuntimeError(f"unsupported memory format {memory_format}")
-    if self._contiguous or is_non_overlapping_and_dense(shape, self._stride):
-        return self._stride  # NB: kept as is, even the strides of size-1 dims (PyTorch does too)
-    return elementwise_strides(shape, [self])
 
 
 def _empty(shape: tuple[int, ...], dtype: _dt.dtype, device: Any, stride: tuple[int, ...] | None = None) -> Tensor:
@@ -326,71 +223,6 @@ def eye_m(n, m, *, dtype=None, layout=None, device=None, pin_memory=None) -> Ten
     return out
 
 
-# --- random ---------------------------------------------------------------------------------------
-
-
-def _generator(generator: Any) -> _random.Generator:
-    return _random.default_generator() if generator is None else generator
-
-
-def _random_fill(out: Tensor, kind: str, generator: Any = None) -> Tensor:
-    if out._data is None or out._data.size == 0:
-        return out
-    shape = out._shape
-
-    def draw(rng: np.random.Generator) -> np.ndarray:
-        return rng.standard_normal(shape) if kind == "normal" else rng.random(shape)
-
-    out._data[...] = _generator(generator).draw(draw).astype(out._dtype.np_dtype)
-    return out
-
-
-def _check_random_dtype(kind: str, out: Tensor) -> None:
-    """PyTorch's dtype checks for normal_ / uniform_ (they differ between the CPU kernels and the meta ones)."""
-    dt = out._dtype
-    if dt.is_floating_point or dt.is_complex:
-        return
-    if out._device.type == "meta":
-        if kind == "normal":
-            raise RuntimeError(f"expected a floating-point or complex dtype, but got dtype={dt!r}")
-        return
-    if kind == "uniform":
-        raise _not_implemented("check_uniform_bounds", dt)
-    if out.numel():
-        raise _not_implemented("normal_kernel_cpu", dt)
-
-
-@impl("randn", "CompositeExplicitAutograd")
-def randn(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    out = _empty(check_size_nonnegative(size), factory_dtype(dtype), device)
-    _check_random_dtype("normal", out)
-    return _random_fill(out, "normal")
-
-
-@impl("rand", "CompositeExplicitAutograd")
-def rand(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    out = _empty(check_size_nonnegative(size), factory_dtype(dtype), device)
-    _check_random_dtype("uniform", out)
-    return _random_fill(out, "uniform")
-
-
-@impl("bernoulli_.float", "CPU", "Meta")
-def bernoulli__float(self: Tensor, p: float = 0.5, *, generator: Any = None) -> Tensor:
-    if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt_p(p)}")
-    data = self._data
-    if data is None or data.size == 0:
-        return self
-    shape = self._shape
-    draws = _generator(generator).draw(lambda rng: rng.random(shape))
-    data[...] = (draws < p).astype(self._dtype.np_dtype)
-    return self
-
-
-def _fmt_p(p: float) -> str:
-    return str(int(p)) if float(p).is_integer() else repr(float(p))
-
-
 # --- *_like ----------------------------------------------------------------------------------------
 
 
@@ -426,20 +258,6 @@ def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_mem
     if out._data is not None and value != 0:
         out._data[...] = np.array(value).astype(out._dtype.np_dtype)
     return out
-
-
-@impl("rand_like", "CompositeExplicitAutograd")
-def rand_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
-    out = _like(self, dtype, device, memory_format)
-    _check_random_dtype("uniform", out)
-    return _random_fill(out, "uniform")
-
-
-@impl("randn_like", "CompositeExplicitAutograd")
-def randn_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
-    out = _like(self, dtype, device, memory_format)
-    _check_random_dtype("normal", out)
-    return _random_fill(out, "normal")
 
 
 # --- new_* ------------------------------------------------------------------------------------------
@@ -519,7 +337,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 register_backend_select(
     "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange", "arange.start", "arange.start_step",
-    "scalar_tensor", "randn", "rand", "eye", "eye.m", "to.dtype_layout", "empty_permuted",
+    "scalar_tensor", "eye", "eye.m", "empty_permuted",
 )
 
 

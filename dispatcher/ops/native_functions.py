@@ -17,8 +17,10 @@ its kernels are registered and therefore what graphs look like, and its tags:
 kernel picks the backend from ``device=`` (SEMANTICS §1.8).
 
 The kind of every op is the one PyTorch 2.13 registers (read off its dispatch
-tables), so our graphs decompose where PyTorch's do. Kernels live in the
-modules next to this file and are attached by ``registration.py``.
+tables), so our graphs decompose where PyTorch's do. Kernels live next to
+this file, one module per op family (``arithmetic.py``, ``views.py``, ...,
+``<family>_<aspect>.py`` where a family is split), and are attached by
+``registration.py``.
 """
 
 from __future__ import annotations
@@ -163,7 +165,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", BACKEND, tags=('core',)),
     OpDef("slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", BACKEND, tags=('core', 'view_copy')),
-    # ops_a: in-place unary ops
+    # in-place unary ops (transcendental, arithmetic)
     OpDef("exp_(Tensor(a!) self) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
     OpDef("log_(Tensor(a!) self) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
     OpDef("sigmoid_(Tensor(a!) self) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
@@ -174,7 +176,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("cos_(Tensor(a!) self) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
     OpDef("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
     OpDef("clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
-    # ops_a: rounding, logarithm variants
+    # rounding (arithmetic_rounding), logarithm variants (transcendental)
     OpDef("floor(Tensor self) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("ceil(Tensor self) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("round(Tensor self) -> Tensor", BACKEND, tags=('core', 'pointwise')),
@@ -183,7 +185,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("log1p(Tensor self) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("expm1(Tensor self) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("log2(Tensor self) -> Tensor", BACKEND, tags=('core', 'pointwise')),
-    # ops_a: binary / ternary pointwise
+    # binary / ternary pointwise ops (arithmetic*, bitwise)
     OpDef("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", BACKEND, tags=('pointwise',)),
     OpDef("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", BACKEND, tags=('pointwise',)),
     OpDef("fmod.Tensor(Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
@@ -192,7 +194,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", BACKEND, tags=('pointwise',)),
     OpDef("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", BACKEND, tags=('pointwise',)),
     OpDef("bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
-    # ops_a: activations (nn_more.py)
+    # activations
     OpDef("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor", BACKEND, tags=()),
     OpDef("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", BACKEND, tags=('core', 'pointwise')),
@@ -207,7 +209,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
     OpDef("hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
     OpDef("hardswish_(Tensor(a!) self) -> Tensor(a!)", BACKEND, tags=('inplace',)),
-    # ops_a: losses (nn_more.py)
+    # losses, log_sigmoid (activations)
     OpDef("smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.) -> Tensor", BACKEND, tags=()),
     OpDef("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)", BACKEND, tags=()),
     OpDef("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor", BACKEND, tags=()),
@@ -215,7 +217,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("mish(Tensor self) -> Tensor", BACKEND, tags=('pointwise',)),
     OpDef("mish_(Tensor(a!) self) -> Tensor(a!)", BACKEND, tags=('inplace',)),
     OpDef("mish_backward(Tensor grad_output, Tensor self) -> Tensor", BACKEND, tags=()),
-    # ops_b: reductions, triangles
+    # triangles and flip (shape), the variance family, scans and reductions (reductions*), in-place ops backward
+    # formulas call, roll / sort / topk (shape)
     OpDef("tril(Tensor self, SymInt diagonal=0) -> Tensor", BACKEND, tags=()),
     OpDef("triu(Tensor self, SymInt diagonal=0) -> Tensor", BACKEND, tags=()),
     OpDef("std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", BACKEND, tags=('reduction',)),
@@ -309,13 +312,13 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor", CEA, tags=()),
     OpDef("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", CEA, tags=('core',)),
     OpDef("empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=()),
-    # ops_a
+    # abs_, isinf, fmod / remainder with a number, smooth_l1_loss_backward
     OpDef("abs_(Tensor(a!) self) -> Tensor(a!)", CEA, tags=('inplace',)),
     OpDef("isinf(Tensor self) -> Tensor", CEA, tags=('core', 'pointwise')),
     OpDef("fmod.Scalar(Tensor self, Scalar other) -> Tensor", CEA, tags=('core', 'pointwise')),
     OpDef("smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor", CEA, tags=()),
     OpDef("remainder.Scalar(Tensor self, Scalar other) -> Tensor", CEA, tags=('core', 'pointwise')),
-    # ops_b
+    # logsumexp, all / any over dims (reductions), repeat, sort, constant_pad_nd (shape)
     OpDef("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", CEA, tags=('reduction',)),
     OpDef("all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", CEA, tags=('reduction',)),
     OpDef("any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", CEA, tags=('core', 'reduction')),
@@ -323,7 +326,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", CEA, tags=('core',)),
     OpDef("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", CEA, tags=('core',)),
     # --- cia ---
-    # ops_b: the unbiased= overloads of the var/std family (decompose to the .correction ones)
+    # the unbiased= overloads of the var/std family (decompose to the .correction ones)
     OpDef("var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", CIA, tags=('core', 'reduction')),
     OpDef("var(Tensor self, bool unbiased=True) -> Tensor", CIA, tags=('reduction',)),
     OpDef("std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", CIA, tags=('reduction',)),
@@ -374,7 +377,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("gather_backward(Tensor grad, Tensor self, int dim, Tensor index, bool sparse_grad) -> Tensor", CIA, tags=()),
     OpDef("index_select_backward(Tensor grad, SymInt[] self_sizes, int dim, Tensor index) -> Tensor", CIA, tags=()),
     OpDef("to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", CIA, tags=()),
-    # ops_a
+    # square, isfinite, fix, relu6, l1_loss, log_sigmoid
     OpDef("square(Tensor self) -> Tensor", CIA, tags=('pointwise',)),
     OpDef("isfinite(Tensor self) -> Tensor", CIA, tags=('pointwise',)),
     OpDef("fix(Tensor self) -> Tensor", CIA, tags=()),
@@ -382,7 +385,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("relu6_(Tensor(a!) self) -> Tensor(a!)", CIA, tags=('inplace',)),
     OpDef("l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", CIA, tags=()),
     OpDef("log_sigmoid(Tensor self) -> Tensor", CIA, tags=()),
-    # ops_c (views_more.py)
+    # diagonals, dim moves, unflatten, tensor_split, stacking, in-place views (views*, shape); index_copy /
+    # index_fill, _unique (indexing_scatter, shape); nansum / nanmean / aminmax (reductions); random fills
     OpDef("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", CEA, tags=('core',)),
     OpDef("diagonal_backward(Tensor grad_output, SymInt[] input_sizes, int offset, int dim1, int dim2) -> Tensor", CEA, tags=()),
     OpDef("diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor", BACKEND, tags=()),
@@ -421,7 +425,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
     OpDef("bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", CEA, tags=('nondeterministic_seeded',)),
     OpDef("bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor", BACKEND, tags=('nondeterministic_seeded',)),
-    # attn batch (attention.py, einsum.py, lerp_one_hot.py)
+    # attention, einsum (linalg_einsum), one_hot (embedding), lerp (arithmetic), products (linalg)
     OpDef("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor", CIA, tags=('nondeterministic_seeded',)),
     OpDef("_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False) -> (Tensor, Tensor)", CIA, tags=('nondeterministic_seeded',)),
     OpDef("_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", BACKEND, tags=('nondeterministic_seeded',)),
@@ -439,7 +443,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("vdot(Tensor self, Tensor other) -> Tensor", BACKEND, tags=()),
     OpDef("kron(Tensor self, Tensor other) -> Tensor", CIA, tags=()),
     OpDef("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor", CIA, tags=()),
-    # conv batch (conv.py, pooling.py, batch_norm.py)
+    # convolution, pooling, batch / instance / group normalization
     OpDef("convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", CEA, tags=('core',)),
     OpDef("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", CEA, tags=('core',)),
     OpDef("conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], SymInt[1] dilation=[1], SymInt groups=1) -> Tensor", CIA, tags=()),
@@ -465,7 +469,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", BACKEND, tags=('core',)),
     OpDef("native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", BACKEND, tags=('core',)),
     OpDef("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor", CIA, tags=()),
-    # pw batch (pointwise_pw.py): bitwise / logical ops, shifts, floor_divide, in-place modulo, more math
+    # bitwise / logical ops, shifts, floor_divide, in-place modulo, more transcendental math, trace (linalg),
+    # broadcast_to / reshape_as (views_composite)
     OpDef("bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor", CEA, tags=('core', 'pointwise')),
     OpDef("bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
     OpDef("bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", CEA, tags=('inplace', 'pointwise')),
@@ -568,7 +573,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("__xor__.Tensor(Tensor self, Tensor other) -> Tensor", CIA, tags=('pointwise',)),
     OpDef("__ixor__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", CIA, tags=('inplace', 'pointwise')),
     OpDef("__ixor__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", CIA, tags=('inplace', 'pointwise')),
-    # loss batch (nn_loss.py): losses, activations, rms_norm, cosine_similarity
+    # losses, activations, rms_norm (normalization), cosine_similarity (linalg), clamp_min_, add_.Scalar
     OpDef("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor", BACKEND, tags=()),
     OpDef("binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor", BACKEND, tags=()),
     OpDef("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor", CEA, tags=()),

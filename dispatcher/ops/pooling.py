@@ -23,10 +23,9 @@ import numpy as np
 from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
-from .conv import compute_dtype
+from .kernel_dtypes import compute_dtype, is_meta, not_implemented
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize
-from .reductions import is_meta, not_implemented
 
 aten = namespace("aten")
 

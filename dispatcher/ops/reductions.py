@@ -1,20 +1,20 @@
-"""Reduction kernels: ``sum``, ``mean``, ``amax`` / ``amin``, ``max`` / ``min``, ``argmax`` / ``argmin``, ``var``.
+"""Reduction kernels: ``sum`` / ``mean`` / ``prod`` / ``nansum`` / ``nanmean``, ``amax`` / ``amin`` / ``aminmax``,
+``max`` / ``min`` (all, and ``.dim``), ``argmax`` / ``argmin``, ``all`` / ``any``, ``logsumexp``,
+``linalg_vector_norm``, and the CompositeImplicitAutograd ``sum_to_size`` and ``value_selecting_reduction_backward``.
 
-Corresponds to aten/src/ATen/native/ReduceOps.cpp (the structured meta functions
-and ``resize_reduction``) and TensorCompare.cpp (``max.dim`` / ``min.dim``).
-Every reduction's output is contiguous, as ``resize_reduction`` allocates it.
-Dims are wrapped and checked for duplicates like ``make_dim_mask``; reductions
-over zero-size dims raise where PyTorch's ``zero_numel_check_dims`` does.
-
-Numerics: floating sums accumulate in float64 and are rounded to the result
-dtype once (PyTorch's cascade sums are more precise than a plain float32 loop;
-float64 keeps us within float32 rounding of them). ``sum`` and ``mean`` with
-no dims are CompositeExplicitAutograd calls of their ``dim`` overloads.
+Corresponds to aten/src/ATen/native/ReduceOps.cpp (the structured meta functions and ``resize_reduction``),
+TensorCompare.cpp (``max.dim`` / ``min.dim``) and LinearAlgebra.cpp (``linalg_vector_norm``, what ``torch.norm``
+calls). Every reduction's output is contiguous, as ``resize_reduction`` allocates it. Dims are wrapped and checked
+for duplicates like ``make_dim_mask``; reductions over zero-size dims raise where PyTorch's
+``zero_numel_check_dims`` does. Floating sums accumulate in float64 and are rounded to the result dtype once
+(PyTorch's cascade sums are more precise than a plain float32 loop). ``sum`` / ``mean`` with no dims and
+``logsumexp`` are CompositeExplicitAutograd; ``nanmean`` is CompositeImplicitAutograd, computed as PyTorch's
+composite does. The variance family is in reductions_std_var.py, the cumulative ops in reductions_cumulative.py.
 """
 
 from __future__ import annotations
 
-import warnings
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,30 +23,12 @@ import numpy as np
 from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
+from .composite import _op, is_tensor_subclass_like
+from .kernel_dtypes import is_meta
 from .kernel_registry import impl
-from .meta_utils import TensorMeta, materialize, wrap_dim
+from .meta_utils import TensorMeta, materialize, scalar_type_name, wrap_dim
 
 aten = namespace("aten")
-
-# c10's ScalarType names, as PyTorch's messages print them ("Got: Long").
-SCALAR_TYPE_NAME = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int", "int16": "Short",
-    "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-}
-
-
-def scalar_type_name(d: _dt.dtype) -> str:
-    """``Float`` for float32 (c10::toString(ScalarType))."""
-    return SCALAR_TYPE_NAME[d.name]
-
-
-def is_meta(t: Tensor) -> bool:
-    return t._device.type == "meta"
-
-
-def not_implemented(kernel: str, d: _dt.dtype) -> NotImplementedError:
-    """PyTorch's error for a CPU kernel without a dtype case (``"bmm" not implemented for 'Bool'``)."""
-    return NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(d)}\'')
 
 
 # --- shared shape logic ----------------------------------------------------------------------------
@@ -290,42 +272,231 @@ def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tenso
     return _argmax_argmin("argmin", np.argmin, self, dim, keepdim)
 
 
-# --- var ----------------------------------------------------------------------------------------------
+# --- nansum / nanmean / aminmax ------------------------------------------------------------------------
 
 
-def moments(self: Tensor, dim: Sequence[int] | None, correction: Any, keepdim: bool, fn: str) -> tuple[Any, ...]:
-    """Shared shape logic of the var / std family: (dims, result meta, divisor, reduced element count); warns as
-    PyTorch when the divisor is not positive (``fn`` names the op)."""
+@impl("nansum", "CPU", "Meta")
+def nansum(self: Tensor, dim: Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    out = sum_dtype(self, dtype)
     dims = reduction_dims(dim, self.dim())
-    meta = reduction_meta(self, dims, keepdim, self._dtype.to_real())
-    correction = 1 if correction is None else correction
-    count = 1
-    for d in dims:
-        count *= self._shape[d]
-    divisor = max(count - correction, 0)
-    if divisor <= 0:
-        warnings.warn(
-            f"{fn}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
-            "(input numel divided by output numel).",
-            UserWarning,
-            stacklevel=3,
-        )
-    return dims, meta, divisor, count
-
-
-@impl("var.correction", "CPU", "Meta")
-def var_correction(
-    self: Tensor, dim: Sequence[int] | None = None, *, correction: Any = None, keepdim: bool = False
-) -> Tensor:
-    if not (self._dtype.is_floating_point or self._dtype.is_complex) and not is_meta(self):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims, meta, divisor, count = moments(self, dim, correction, keepdim, "var")
+    meta = reduction_meta(self, dims, keepdim, out)
 
     def compute() -> np.ndarray:
-        x = self._data.astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mu = np.sum(x, axis=dims, keepdims=True) / count if count else np.full_like(x, np.nan)
-            sq = np.sum((x - mu) ** 2, axis=dims, keepdims=keepdim)
-            return sq / divisor if divisor else sq / 0.0
+        arr = self._data
+        if arr.dtype.kind == "f":
+            arr = np.where(np.isnan(arr), arr.dtype.type(0), arr)
+        return _sum_values(arr.astype(out.np_dtype, copy=False), dims, keepdim, out)
 
     return materialize(meta, compute, self)
+
+
+@impl("nanmean", "CompositeImplicitAutograd")
+def nanmean(self: Tensor, dim: Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{scalar_type_name(self._dtype)}")
+    d = _op("detach")(self)
+    factor = _op("logical_not_")(_op("ne.Tensor")(d, d))  # at::native::isnan(self).logical_not_()
+    factor = _op("sum.dim_IntList")(factor, dim, True) if keepdim else _op("sum.dim_IntList")(factor, dim)
+    args: list[Any] = [] if dim is None and not keepdim else [dim]
+    if keepdim:
+        args.append(True)
+    total = _op("nansum")(self, *args, dtype=dtype) if dtype is not None else _op("nansum")(self, *args)
+    return _op("div.Tensor")(total, factor)
+
+
+@impl("aminmax", "CPU", "Meta")
+def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    if dim is None:
+        if self.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        dims: tuple[int, ...] = tuple(range(self.dim()))
+    else:
+        if self.numel() == 0:
+            zero_numel_check_dim(self, dim, "aminmax")
+        dims = reduction_dims([dim], self.dim()) if self.dim() else ()
+    meta = reduction_meta(self, dims, keepdim, self._dtype)
+    if dim is None and keepdim and not self.dim():
+        meta = TensorMeta((), (), self._dtype)
+
+    def reduce(fn: Any) -> Any:
+        return lambda: fn(self._data, axis=dims, keepdims=keepdim)
+
+    return materialize(meta, reduce(np.min), self), materialize(meta, reduce(np.max), self)
+
+
+# --- prod / all / any ---------------------------------------------------------------------------------------
+
+
+def _prod_dtype(self: Tensor, dtype: Any) -> _dt.dtype:
+    """``prod``'s result dtype: ``dtype=``, else int64 for bool / integral input, else the input's (as ``sum``)."""
+    if dtype is not None:
+        return _dt.from_code(dtype)
+    d = self._dtype
+    return _dt.int64 if (d is _dt.bool or not (d.is_floating_point or d.is_complex)) else d
+
+
+def _prod(self: Tensor, dims: tuple[int, ...], keepdim: bool, out: _dt.dtype) -> Tensor:
+    meta = reduction_meta(self, dims, keepdim, out)
+
+    def compute() -> np.ndarray:
+        acc = np.float64 if out.is_floating_point else out.np_dtype
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.multiply.reduce(self._data.astype(acc), axis=dims, keepdims=keepdim)
+
+    return materialize(meta, compute, self)
+
+
+@impl("prod", "CPU", "Meta")
+def prod(self: Tensor, *, dtype: Any = None) -> Tensor:
+    return _prod(self, tuple(range(self.dim())), False, _prod_dtype(self, dtype))
+
+
+@impl("prod.dim_int", "CPU", "Meta")
+def prod_dim_int(self: Tensor, dim: int, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    d = wrap_dim(dim, self.dim())
+    return _prod(self, (d,) if self.dim() else (), keepdim, _prod_dtype(self, dtype))
+
+
+def _logical_reduce(np_fn: Any, self: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """all / any: a bool result (uint8 for uint8 input, a legacy mask convention)."""
+    out = _dt.uint8 if self._dtype is _dt.uint8 else _dt.bool
+    meta = reduction_meta(self, dims, keepdim, out)
+    return materialize(meta, lambda: np_fn(self._data.astype(bool), axis=dims, keepdims=keepdim), self)
+
+
+def _logical_kernels(name: str, np_fn: Any) -> None:
+    def full(self: Tensor) -> Tensor:
+        return _logical_reduce(np_fn, self, tuple(range(self.dim())), False)
+
+    def one_dim(self: Tensor, dim: int, keepdim: bool = False) -> Tensor:
+        d = wrap_dim(dim, self.dim())
+        return _logical_reduce(np_fn, self, (d,) if self.dim() else (), keepdim)
+
+    def dims(self: Tensor, dim: Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        if dim is not None and len(dim) == 0:  # no dims: nothing reduced, only the conversion to bool
+            return _logical_reduce(np_fn, self, (), keepdim)
+        return _logical_reduce(np_fn, self, reduction_dims(dim, self.dim()), keepdim)
+
+    impl(name, "CPU", "Meta")(full)
+    impl(f"{name}.dim", "CPU", "Meta")(one_dim)
+    impl(f"{name}.dims", "CompositeExplicitAutograd")(dims)
+
+
+_logical_kernels("all", np.all)
+_logical_kernels("any", np.any)
+
+
+# --- logsumexp ---------------------------------------------------------------------------------------
+
+
+@impl("logsumexp", "CompositeExplicitAutograd")
+def logsumexp(self: Tensor, dim: Sequence[int], keepdim: bool = False) -> Tensor:
+    """log(sum(exp(self))) over ``dim``, shifted by the (finite) max for stability; integers compute in float."""
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+        self = aten._to_copy.default(self, dtype=_dt.get_default_dtype())
+    dims = list(dim)
+    if self.numel() == 0:
+        return aten.log.default(aten.sum.dim_IntList(aten.exp.default(self), dims, keepdim))
+    maxes = aten.amax.default(self, dims, True)
+    if not keepdim and not dims and self.dim() > 0:  # ATen adds a kept-dims max into the all-reduced result
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {list(maxes.shape)}")
+    infinite = aten.eq.Scalar(aten.abs.default(maxes), math.inf)  # an all-inf slice: shift by 0, not by inf
+    maxes = aten.where.self(infinite, aten.scalar_tensor.default(0.0, dtype=self._dtype, device=self._device),
+                            maxes)
+    squeezed = maxes if keepdim or not dims else aten.squeeze.dims(maxes, dims)
+    total = aten.sum.dim_IntList(aten.exp.default(aten.sub.Tensor(self, maxes)), dims, keepdim)
+    return aten.add.Tensor(aten.log.default(total), squeezed)
+
+
+# --- linalg_vector_norm -----------------------------------------------------------------------------------
+
+
+def _scalar_str(v: Any) -> str:
+    """A Scalar as c10 prints it: 2.0 -> "2", inf -> "inf"."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+@impl("linalg_vector_norm", "CPU", "Meta")
+def linalg_vector_norm(self: Tensor, ord: Any = 2, dim: Sequence[int] | None = None, keepdim: bool = False, *,  # noqa: A002
+                       dtype: Any = None) -> Tensor:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {scalar_type_name(self._dtype)}")
+    if dtype is not None:
+        dtype = _dt.from_code(dtype)
+        if _dt.promote_types(self._dtype, dtype) is not dtype:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({scalar_type_name(self._dtype)}) "
+                               f"should be convertible without narrowing to the specified dtype "
+                               f"({scalar_type_name(dtype)})")
+    dims = reduction_dims(dim, self.dim())
+    p = float(ord)
+    if p < 0 or math.isinf(p):
+        for d in (dims if dim is not None and len(dim) else range(self.dim())):
+            if self._shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {_scalar_str(ord)} norm on the dimension "
+                                   f"{d}because this dimension is empty and the operation does not have an identity")
+    out = (dtype or self._dtype).to_real()
+    meta = reduction_meta(self, dims, keepdim, out)
+
+    def compute() -> np.ndarray:
+        a = np.abs(self._data.astype(np.float64))
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            if p == math.inf:
+                return np.max(a, axis=dims, keepdims=keepdim)
+            if p == -math.inf:
+                return np.min(a, axis=dims, keepdims=keepdim)
+            if p == 0:
+                return np.sum(a != 0, axis=dims, keepdims=keepdim).astype(np.float64)
+            if p == 1:
+                return np.sum(a, axis=dims, keepdims=keepdim)
+            if p == 2:
+                return np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+            return np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+
+    return materialize(meta, compute, self)
+
+
+# --- sum_to_size (CompositeImplicitAutograd) -----------------------------------------------------------
+
+
+@impl("sum_to_size", "CompositeImplicitAutograd")
+def sum_to_size(self: Tensor, size: list[int]) -> Tensor:
+    shape = list(size)
+    sizes = self._shape
+    expandable = len(shape) <= len(sizes) and all(
+        s == t or s == 1 for s, t in zip(reversed(shape), reversed(sizes))
+    )
+    if not expandable:
+        raise RuntimeError(f"size {{{shape}}} is not expandable to size {{{list(sizes)}}}.")
+    if not shape:
+        return _op("sum")(self)
+    leading = len(sizes) - len(shape)
+    reduce_dims = list(range(leading)) + [
+        i for i in range(leading, len(sizes)) if shape[i - leading] == 1 and sizes[i] != 1
+    ]
+    t = self
+    if reduce_dims:
+        t = _op("sum.dim_IntList")(t, reduce_dims, True)
+    return _op("view")(t, shape) if leading > 0 else t
+
+
+# --- value_selecting_reduction_backward (ReduceOps.cpp) -----------------------------------------------
+
+
+@impl("value_selecting_reduction_backward", "CompositeImplicitAutograd")
+def value_selecting_reduction_backward(grad: Tensor, dim: int, indices: Tensor, sizes: Any, keepdim: bool) -> Tensor:
+    """The backward of max.dim / min.dim / sort ...: put each gradient at its index along ``dim``, zeros elsewhere.
+
+    With a dispatch mode (or a tensor subclass) the scatter is out of place, else in place into the zeros.
+    """
+    if not keepdim and len(sizes) > 0:
+        grad = _op("unsqueeze")(grad, dim)
+        indices = _op("unsqueeze")(indices, dim)
+    grad_in = _op("new_zeros")(grad, list(sizes))
+    if is_tensor_subclass_like(grad) or is_tensor_subclass_like(indices):
+        return _op("scatter.src")(grad_in, dim, indices, grad)
+    return _op("scatter_.src")(grad_in, dim, indices, grad)

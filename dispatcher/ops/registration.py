@@ -11,19 +11,18 @@ import importlib
 
 from ..library import Library
 from .inplace_or_view import make_inplace_kernel
-from .kernel_registry import KERNELS
+from .kernel_registry import KERNELS, SITES
 from .native_functions import BACKEND, CEA, CIA, NATIVE_FUNCTIONS
 
+#: the kernel modules, one per op family (``<family>_<aspect>`` where a family's kernels are split)
 KERNEL_MODULES = (
-    "factories", "pointwise", "reductions", "linalg", "views", "shape_ops", "nn_ops", "misc", "decompositions",
-    "pointwise_more", "nn_more",  # ops_a
-    "reductions_more", "shape_more", "pointwise_more_b",  # ops_b
-    "transposes",
-    "views_more", "index_more", "reductions_more_c", "random_more",  # ops_c
-    "attention", "einsum", "lerp_one_hot", "linalg_attn",  # attn
-    "conv", "pooling", "batch_norm",  # conv
-    "pointwise_pw",  # pw batch
-    "nn_loss",  # loss batch
+    "arithmetic", "arithmetic_clamp", "arithmetic_rounding", "transcendental", "comparison", "bitwise",
+    "reductions", "reductions_std_var", "reductions_cumulative",
+    "views", "views_scatter", "views_composite", "shape", "indexing", "indexing_scatter",
+    "factories", "conversions", "random",
+    "linalg", "linalg_matmul", "linalg_einsum",
+    "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
+    "attention", "embedding", "dropout",
 )
 
 _KIND_KEYS = {
@@ -71,7 +70,8 @@ def register_aten() -> Library:
     for (name, key), fn in KERNELS.items():
         if name not in listed:
             raise RuntimeError(f"kernel for aten::{name} ({key}) but the op is not in native_functions.py")
-        lib.impl(name, fn, key, debug=f"registered at dispatcher/ops/{fn.__module__.rsplit('.', 1)[-1]}.py")
+        module = SITES[(name, key)][0] if (name, key) in SITES else fn.__module__
+        lib.impl(name, fn, key, debug=f"registered at dispatcher/ops/{module.rsplit('.', 1)[-1]}.py")
     from ..autograd import (  # noqa: F401 - formulas (the derivatives package imports its family modules)
         MANUAL_AUTOGRAD_KERNELS,
         derivatives,

@@ -1,21 +1,24 @@
-"""View kernels: ops whose output shares the input's storage (``view``, ``t``, ``select``, ``slice``, ...).
+"""View kernels: ops whose output shares the input's storage (``view``, ``t``, ``transpose``, ``permute``,
+``select``, ``slice``, ``expand``, ``diagonal``, ``unbind`` / ``split`` ...) and the in-place view ops (``t_``,
+``squeeze_`` ...).
 
-Corresponds to aten/src/ATen/native/TensorShape.cpp. Each view op only computes
-new geometry (shape, strides, storage offset) and returns ``self._view(...)``,
-which works the same for CPU and Meta tensors, so one kernel serves both.
-
-``view`` and ``as_strided`` are backend ops in PyTorch (CPU and Meta kernels);
-the others are CompositeExplicitAutograd. In PyTorch most of those call
-``as_strided`` or ``alias_with_sizes_and_strides`` internally; that call runs
-below any mode, so here they build the view directly. ``t`` keeps PyTorch's
-composition (it calls ``transpose``). ``detach`` and ``_unsafe_view`` share
-storage but are not views to autograd (their ``_base`` is None), as in PyTorch.
+Corresponds to aten/src/ATen/native/TensorShape.cpp. Each view op only computes new geometry (shape, strides,
+storage offset) and returns ``self._view(...)``, which works the same for CPU and Meta tensors, so one kernel serves
+both. ``view`` and ``as_strided`` are backend ops in PyTorch (CPU and Meta kernels); the others are
+CompositeExplicitAutograd. In PyTorch most of those call ``as_strided`` or ``alias_with_sizes_and_strides``
+internally; that call runs below any mode, so here they build the view directly. ``t`` keeps PyTorch's composition
+(it calls ``transpose``). ``detach`` and ``_unsafe_view`` share storage but are not views to autograd (their
+``_base`` is None), as in PyTorch. An in-place view op gives ``self`` the geometry of the matching view. The
+backward / scatter ops of views are in views_scatter.py, the CompositeImplicitAutograd ones in views_composite.py.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
+from .kernel_dtypes import legacy_type_name
 from .kernel_registry import impl
 from .meta_utils import wrap_dim as _wrap_dim
 
@@ -28,18 +31,6 @@ def wrap_dim(dim: int, ndim: int) -> int:
         return _wrap_dim(dim, ndim)
     _wrap_dim(dim, 0)  # range check only
     return 0
-
-# c10's type names used in expand's error message ("torch.FloatTensor", "MetaFloatType").
-_LEGACY_TYPE = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int", "int16": "Short",
-    "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-}
-
-
-def legacy_type_name(t: Tensor) -> str:
-    """``torch.FloatTensor`` for a CPU float32 tensor, ``MetaFloatType`` for a meta one (c10's toString)."""
-    name = _LEGACY_TYPE.get(t._dtype.name, t._dtype.name)
-    return f"Meta{name}Type" if t._device.type == "meta" else f"torch.{name}Tensor"
 
 
 # --- view / _unsafe_view -------------------------------------------------------------------------
@@ -337,73 +328,6 @@ def slice_tensor(self: Tensor, dim: int = 0, start: int | None = None, end: int 
     return _narrow(self, dim, start, length, step)
 
 
-# --- backward of select / slice (TensorShape.cpp): zeros of the input's size, the grad copied into the view -
-
-
-def _zeros_like_input(grad: Tensor, input_sizes: list[int]) -> Tensor:
-    """``at::zeros(input_sizes, grad.options())``."""
-    return aten.zeros.default(list(input_sizes), dtype=grad._dtype, layout=0, device=grad._device)
-
-
-# CompositeExplicitAutogradNonFunctional in PyTorch (plus a Meta kernel that only allocates).
-@impl("select_backward", "CPU", "CompositeExplicitAutogradNonFunctional")
-def select_backward(grad_output: Tensor, input_sizes: list[int], dim: int, index: int) -> Tensor:
-    grad_input = _zeros_like_input(grad_output, input_sizes)
-    aten.copy_.default(aten.select.int(grad_input, dim, index), grad_output)
-    return grad_input
-
-
-@impl("select_backward", "Meta")
-def select_backward_meta(grad_output: Tensor, input_sizes: list[int], dim: int, index: int) -> Tensor:
-    shape = tuple(input_sizes)
-    return Tensor._empty(shape, grad_output._dtype, grad_output._device, contiguous_strides(shape))
-
-
-@impl("slice_backward", "CompositeExplicitAutograd")
-def slice_backward(grad_output: Tensor, input_sizes: list[int], dim: int, start: int, end: int, step: int) -> Tensor:
-    grad_input = _zeros_like_input(grad_output, input_sizes)
-    aten.copy_.default(aten.slice.Tensor(grad_input, dim, start, end, step), grad_output)
-    return grad_input
-
-
-@impl("slice_backward", "Meta")
-def slice_backward_meta(grad_output: Tensor, input_sizes: list[int], dim: int, start: int, end: int,
-                        step: int) -> Tensor:
-    shape = tuple(input_sizes)
-    return Tensor._empty(shape, grad_output._dtype, grad_output._device, contiguous_strides(shape))
-
-
-def clone_preserve_strides(self: Tensor) -> Tensor:
-    """ATen's ``clone_preserve_strides``: a copy with self's strides *and* storage offset (the whole storage is
-    cloned, then viewed as self is), unless two elements share memory (a stride-0 dim), then a plain clone."""
-    if any(st == 0 and n > 1 for n, st in zip(self._shape, self._stride)):
-        return aten.clone.default(self)
-    storage = self._storage
-    if storage is not None:
-        numel = storage.size
-    else:  # meta: the extent self reaches
-        numel = 0 if 0 in self._shape else self._storage_offset + 1 + sum(
-            (n - 1) * st for n, st in zip(self._shape, self._stride))
-    whole = aten.clone.default(aten.as_strided.default(self, [numel], [1], 0))
-    return aten.as_strided.default(whole, list(self._shape), list(self._stride), self._storage_offset)
-
-
-# CompositeExplicitAutogradNonFunctional in PyTorch, plus a Meta kernel: the same steps make the output's layout.
-@impl("slice_scatter", "CPU", "Meta", "CompositeExplicitAutogradNonFunctional")
-def slice_scatter(self: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
-                  step: int = 1) -> Tensor:
-    """A copy of ``self`` (same strides and offset) with ``src`` written into ``self[dim, start:end:step]``."""
-    output = clone_preserve_strides(self)
-    view = aten.slice.Tensor(output, dim, start, end, step)
-    if view._shape != src._shape:
-        raise RuntimeError(
-            f"expected src to have a size equal to the slice of self. src size = {list(src._shape)}, "
-            f"slice size = {list(view._shape)}"
-        )
-    aten.copy_.default(view, src)
-    return output
-
-
 @impl("as_strided", "CPU", "Meta")
 def as_strided(self: Tensor, size: list[int], stride: list[int], storage_offset: int | None = None) -> Tensor:
     offset = self._storage_offset if storage_offset is None else storage_offset
@@ -512,3 +436,96 @@ def split_with_sizes(self: Tensor, split_sizes: list[int], dim: int = 0) -> list
         out.append(_narrow(self, dim, start, size))
         start += size
     return out
+
+
+# --- diagonal and its relatives --------------------------------------------------------------------------------
+
+
+def _diagonal_dims(ndim: int, dim1: int, dim2: int) -> tuple[int, int]:
+    d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+def diagonal_geometry(shape: tuple[int, ...], stride: tuple[int, ...], offset: int, dim1: int,
+                      dim2: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(sizes, strides, storage-offset shift) of the diagonal view; dims already wrapped and distinct."""
+    if offset >= 0:
+        n = max(min(shape[dim1], shape[dim2] - offset), 0)
+        shift = offset * stride[dim2] if n else 0
+    else:
+        n = max(min(shape[dim1] + offset, shape[dim2]), 0)
+        shift = -offset * stride[dim1] if n else 0
+    keep = [d for d in range(len(shape)) if d not in (dim1, dim2)]
+    return (tuple(shape[d] for d in keep) + (n,), tuple(stride[d] for d in keep) + (stride[dim1] + stride[dim2],),
+            shift)
+
+
+@impl("diagonal", "CompositeExplicitAutograd")
+def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    d1, d2 = _diagonal_dims(len(self._shape), dim1, dim2)
+    shape, stride, shift = diagonal_geometry(self._shape, self._stride, offset, d1, d2)
+    return self._view(shape, stride, self._storage_offset + shift)
+
+
+# --- in-place view ops: self takes the geometry of the matching view ---------------------------------------------
+
+
+def _restride(self: Tensor, view: Tensor) -> Tensor:
+    """Give ``self`` the shape and strides of ``view`` (a view of self's storage at the same offset)."""
+    self._shape = view._shape
+    self._stride = view._stride
+    self._contiguous = view._contiguous
+    if self._device.type != "meta":
+        self._data = view._data
+    return self
+
+
+@impl("t_", "CompositeExplicitAutograd", "Meta")
+def t_(self: Tensor) -> Tensor:
+    ndim = len(self._shape)
+    if ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    return _restride(self, transpose_int(self, 0, 0 if ndim < 2 else 1))
+
+
+@impl("transpose_", "CompositeExplicitAutograd", "Meta")
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return _restride(self, transpose_int(self, dim0, dim1))
+
+
+@impl("unsqueeze_", "CompositeExplicitAutograd", "Meta")
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    return _restride(self, unsqueeze(self, dim))
+
+
+@impl("squeeze_", "CompositeExplicitAutograd")
+def squeeze_(self: Tensor) -> Tensor:
+    return _restride(self, squeeze(self))
+
+
+@impl("squeeze_.dims", "CompositeExplicitAutograd")
+def squeeze__dims(self: Tensor, dim: list[int]) -> Tensor:
+    return _restride(self, squeeze_dims(self, dim))
+
+
+# --- squeeze_.dim: the in-place squeeze PyTorch's decompositions call ---------------------------------------
+
+
+def squeeze__dim(self: Tensor, dim: int) -> Tensor:
+    """aten::squeeze_.dim (CompositeExplicitAutograd in PyTorch): drop a size-1 dim of ``self`` in place."""
+    from ..tensor import _is_contiguous
+
+    d = wrap_dim(dim, max(self.dim(), 1))
+    if self.dim() == 0 or self._shape[d] != 1:
+        return self
+    self._shape = self._shape[:d] + self._shape[d + 1 :]
+    self._stride = self._stride[:d] + self._stride[d + 1 :]
+    self._contiguous = _is_contiguous(self._shape, self._stride)
+    if self._data is not None:
+        self._data = self._data.reshape(self._shape) if self._data.ndim == 1 else np.squeeze(self._data, axis=d)
+    return self
+
+
+impl("squeeze_.dim", "CompositeExplicitAutograd")(squeeze__dim)

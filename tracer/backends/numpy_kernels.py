@@ -53,7 +53,7 @@ _ERF_Q = (-1.42647390514189e-02, -7.37332916720468e-03, -1.68282697438203e-03, -
 def erf(x: np.ndarray) -> np.ndarray:
     """The error function; float32 by a rational approximation, other float dtypes through the eager kernel's series."""
     if x.dtype != np.float32:
-        from dispatcher.ops.pointwise import erf_numpy  # plain NumPy (float64, a few ulps)
+        from dispatcher.ops.transcendental import erf_numpy  # plain NumPy (float64, a few ulps)
 
         return np.asarray(erf_numpy(x)).astype(x.dtype, copy=False)
     x = np.minimum(np.maximum(x, np.float32(-4.0)), np.float32(4.0))  # np.clip's Python wrapper costs more

@@ -15,7 +15,7 @@ from typing import Any
 
 from ...memory_format import preserve_format, strided
 from ...op_overload import namespace
-from ...ops import decompositions as _decomp
+from ...ops import composite as _decomp
 
 aten = namespace("aten")
 _STRIDED = 0  # Layout code of torch.strided

@@ -1,16 +1,15 @@
-"""Batch, instance and group normalization: kernels, backward kernels and the CompositeImplicitAutograd wrappers.
+"""Normalization kernels: ``native_batch_norm`` / ``native_layer_norm`` / ``native_group_norm`` and their backward
+ops, and the CompositeImplicitAutograd ``batch_norm``, ``instance_norm``, ``layer_norm``, ``group_norm``,
+``rms_norm``.
 
 Corresponds to aten/src/ATen/native/Normalization.cpp (``batch_norm`` -> ``_batch_norm_impl_index`` ->
-``native_batch_norm``, ``instance_norm``, ``batch_norm_cpu``, ``batch_norm_backward_cpu``) and group_norm.cpp
-(``group_norm`` -> ``native_group_norm``, ``native_group_norm_backward``).
-
-What a post-dispatch trace sees of ``batch_norm``: the ``reserve`` buffer ``_batch_norm_impl_index`` makes
-(``empty([0], dtype=uint8)``, unused on CPU) and ``native_batch_norm``. In training, ``native_batch_norm``
-updates ``running_mean`` / ``running_var`` *in place* although its schema does not say so (no ``Tensor(a!)``),
-and without bumping their version counters: both exactly as PyTorch does. Its second and third outputs are the
-batch mean and inverse standard deviation (training) or empty tensors (evaluation).
-
-NumPy: statistics and outputs are computed in float64 and rounded once to the output dtype.
+``native_batch_norm``, ``instance_norm``), layer_norm.cpp (``layer_norm`` -> ``native_layer_norm``, ``rms_norm``)
+and group_norm.cpp. What a post-dispatch trace sees of ``batch_norm``: the ``reserve`` buffer
+``_batch_norm_impl_index`` makes (``empty([0], dtype=uint8)``, unused on CPU) and ``native_batch_norm``. In
+training, ``native_batch_norm`` updates ``running_mean`` / ``running_var`` *in place* although its schema does not
+say so (no ``Tensor(a!)``), and without bumping their version counters: both exactly as PyTorch does. Statistics
+and outputs are computed in float64 and rounded once to the output dtype; ``rms_norm`` computes in opmath
+(float32 for half precision) with aten ops.
 """
 
 from __future__ import annotations
@@ -21,12 +20,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import dtypes as _dt
-from ..memory_format import strided
+from ..memory_format import contiguous_format, strided
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
+from . import tensor_iterator as _pw
+from .composite import _aten, _op
+from .kernel_dtypes import _expected_scalar_type, _f64, is_meta, not_implemented
 from .kernel_registry import impl
-from .meta_utils import TensorMeta, materialize
-from .reductions import is_meta, not_implemented
+from .meta_utils import TensorMeta, materialize, scalar_type_name
+from .tensor_iterator import _is_float
 
 aten = namespace("aten")
 
@@ -38,10 +40,6 @@ def _sizes(shape: Sequence[int]) -> str:
 def _meta(shape: Sequence[int], dtype: _dt.dtype) -> TensorMeta:
     shape = tuple(shape)
     return TensorMeta(shape, contiguous_strides(shape), dtype)
-
-
-def _f64(t: Tensor) -> np.ndarray:
-    return t._data.astype(np.float64)
 
 
 def _param_dtype(input: Tensor, *params: Tensor | None) -> _dt.dtype:  # noqa: A002
@@ -312,3 +310,203 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # 
     gamma = None if weight is None else aten.contiguous.default(weight)
     beta = None if bias is None else aten.contiguous.default(bias)
     return aten.native_group_norm.default(x, gamma, beta, n, c, hxw, num_groups, eps)[0]
+
+
+# --- layer norm ---------------------------------------------------------------------------------------
+
+
+def _check_layer_norm_inputs(
+    input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None, bias: Tensor | None  # noqa: A002
+) -> tuple[int, int]:
+    """PyTorch's ``_check_layer_norm_inputs``: returns (M, N), the outer and normalized element counts."""
+    ns = [int(s) for s in normalized_shape]
+    if len(ns) < 1:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but "
+            f"got normalized_shape = {ns}"
+        )
+    if weight is not None and list(weight._shape) != ns:
+        raise RuntimeError(
+            f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+            f"{list(weight._shape)} and normalized_shape = {ns}"
+        )
+    if bias is not None and list(bias._shape) != ns:
+        raise RuntimeError(
+            f"Expected bias to be of same shape as normalized_shape, but got bias of shape {list(bias._shape)} "
+            f"and normalized_shape = {ns}"
+        )
+    ndim = input.dim()
+    if ndim < len(ns) or list(input._shape[ndim - len(ns):]) != ns:
+        expected = "".join(f", {s}" for s in ns)
+        raise RuntimeError(
+            f"Given normalized_shape={ns}, expected input with shape [*{expected}], but got input of "
+            f"size{list(input._shape)}"
+        )
+    axis = ndim - len(ns)
+    m = math.prod(input._shape[:axis])
+    n = math.prod(input._shape[axis:])
+    return m, n
+
+
+def _layer_norm_param_dtype(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> _dt.dtype:  # noqa: A002
+    """The dtype of mean / rstd: float32 for half input with float32 parameters ("mixed type"), else the input's."""
+    param = weight if weight is not None else bias
+    if param is None or param._dtype is input._dtype:
+        return input._dtype
+    for p in (weight, bias):
+        if p is not None and p._dtype is not _dt.float32:
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input._dtype is not _dt.float16:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return _dt.float32
+
+
+@impl("native_layer_norm", "CPU", "Meta")
+def native_layer_norm(
+    input: Tensor,  # noqa: A002 - PyTorch's name
+    normalized_shape: Sequence[int],
+    weight: Tensor | None,
+    bias: Tensor | None,
+    eps: float,
+) -> tuple[Tensor, Tensor, Tensor]:
+    m, n = _check_layer_norm_inputs(input, normalized_shape, weight, bias)
+    stat_dtype = _layer_norm_param_dtype(input, weight, bias)
+    if not _is_float(input._dtype) and not is_meta(input):
+        raise not_implemented("LayerNormKernelImpl", input._dtype)
+    axis = input.dim() - len(normalized_shape)
+    stat_shape = tuple(input._shape[:axis]) + (1,) * len(normalized_shape)
+    out_meta = TensorMeta(input._shape, contiguous_strides(input._shape), input._dtype)
+    stat_meta = TensorMeta(stat_shape, contiguous_strides(stat_shape), stat_dtype)
+    if is_meta(input):
+        return (materialize(out_meta, None, input), materialize(stat_meta, None, input),
+                materialize(stat_meta, None, input))
+    x = _f64(input).reshape(m, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if n:
+            mean = np.add.reduce(x, axis=1) / n
+            var = np.add.reduce((x - mean[:, None]) ** 2, axis=1) / n
+        else:
+            mean, var = np.zeros(m), np.full(m, np.nan)
+        rstd = 1.0 / np.sqrt(var + eps)
+        y = (x - mean[:, None]) * rstd[:, None]
+    if weight is not None:
+        y = y * _f64(weight).reshape(n)
+    if bias is not None:
+        y = y + _f64(bias).reshape(n)
+    return (
+        materialize(out_meta, y.reshape(input._shape), input),
+        materialize(stat_meta, mean.reshape(stat_shape), input),
+        materialize(stat_meta, rstd.reshape(stat_shape), input),
+    )
+
+
+@impl("native_layer_norm_backward", "CPU", "Meta")
+def native_layer_norm_backward(
+    grad_out: Tensor,
+    input: Tensor,  # noqa: A002 - PyTorch's name
+    normalized_shape: Sequence[int],
+    mean: Tensor,
+    rstd: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    output_mask: Sequence[bool],
+) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
+    m, n = _check_layer_norm_inputs(input, normalized_shape, weight, bias)
+    mixed = input._dtype is _dt.float16 and weight is not None and weight._dtype is _dt.float32
+    if not is_meta(input):
+        if not _is_float(input._dtype):
+            raise not_implemented("LayerNormBackwardKernelImpl", input._dtype)
+        if grad_out._dtype is not input._dtype:
+            raise _expected_scalar_type(input._dtype, grad_out._dtype)
+        if weight is not None and not mixed and weight._dtype is not input._dtype:
+            raise _expected_scalar_type(input._dtype, weight._dtype)
+    if grad_out.numel() != input.numel():
+        raise RuntimeError(
+            f"native_layer_norm_backward: expected grad_out of size {list(input._shape)}, but got "
+            f"{list(grad_out._shape)}"
+        )
+    for want, param in ((output_mask[1], weight), (output_mask[2], bias)):
+        if want and param is None:
+            raise RuntimeError("tensor does not have a device")  # PyTorch: empty_like of an undefined tensor
+
+    def param_meta(p: Tensor) -> TensorMeta:
+        return TensorMeta(p._shape, contiguous_strides(p._shape), p._dtype)  # PyTorch uses weight.contiguous()
+
+    in_meta = TensorMeta(input._shape, contiguous_strides(input._shape), input._dtype)
+    if is_meta(input):
+        return (
+            materialize(in_meta, None, input) if output_mask[0] else None,
+            materialize(param_meta(weight), None, input) if output_mask[1] else None,
+            materialize(param_meta(bias), None, input) if output_mask[2] else None,
+        )
+    x = _f64(input).reshape(m, n)
+    dy = _f64(grad_out).reshape(m, n)
+    mu = _f64(mean).reshape(m, 1)
+    rs = _f64(rstd).reshape(m, 1)
+    xhat = (x - mu) * rs
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        g = dy * _f64(weight).reshape(1, n) if weight is not None else dy
+        if n:
+            gx = rs * (g - g.mean(axis=1, keepdims=True) - xhat * (g * xhat).mean(axis=1, keepdims=True))
+        else:
+            gx = g
+        grad_input = materialize(in_meta, gx.reshape(input._shape), input)
+    if output_mask[1]:
+        grad_weight = materialize(param_meta(weight), (dy * xhat).sum(axis=0).reshape(weight._shape), input)
+    if output_mask[2]:
+        grad_bias = materialize(param_meta(bias), dy.sum(axis=0).reshape(bias._shape), input)
+    return grad_input, grad_weight, grad_bias
+
+
+# --- layer_norm (CompositeImplicitAutograd) -------------------------------------------------------------
+
+
+@impl("layer_norm", "CompositeImplicitAutograd")
+def layer_norm(input: Tensor, normalized_shape: list[int], weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-05, cudnn_enable: bool = True) -> Tensor:
+    return _op("native_layer_norm")(input, normalized_shape, weight, bias, eps)[0]
+
+
+# --- rms_norm (CompositeImplicitAutograd) -----------------------------------------------------------------------------
+
+
+def _check_rms_norm_inputs(input: Tensor, normalized_shape: list[int], weight: Tensor | None) -> None:  # noqa: A002
+    if len(normalized_shape) < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {list(normalized_shape)}")
+    if weight is not None and list(weight._shape) != list(normalized_shape):
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight._shape)} and normalized_shape = {list(normalized_shape)}")
+    n = len(normalized_shape)
+    if input.dim() < n or list(input._shape[input.dim() - n:]) != list(normalized_shape):
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size"
+                           f"{list(input._shape)}")
+
+
+@impl("rms_norm", "CompositeImplicitAutograd")
+def rms_norm(input: Tensor, normalized_shape: list[int], weight: Tensor | None = None,  # noqa: A002
+             eps: float | None = None) -> Tensor:
+    """layer_norm.cpp: in opmath (float32 for half precision), ``x * rsqrt(mean(x ** 2, last dims, keepdim)
+    .add_(eps))``, times weight, made contiguous, back to input's dtype; eps defaults to the opmath dtype's
+    epsilon."""
+    aten = _aten()
+    _check_rms_norm_inputs(input, list(normalized_shape), weight)
+    dtype = input._dtype
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise NotImplementedError(f'"rms_norm" not implemented for \'{scalar_type_name(dtype)}\'')
+    op = _pw._opmath(dtype)
+    dims = [input.dim() - i - 1 for i in range(len(normalized_shape))]
+    upcast = aten._to_copy.default(input, dtype=op) if op is not dtype else input
+    eps_value = float(np.finfo(op.np_dtype).eps) if eps is None else float(op.np_dtype.type(eps))
+    rsqrt = aten.rsqrt.default(aten.add_.Scalar(aten.mean.dim(aten.pow.Tensor_Scalar(upcast, 2), dims, True),
+                                                eps_value))
+    result = aten.mul.Tensor(upcast, rsqrt)
+    if weight is not None:
+        result = aten.mul.Tensor(result, weight)
+    if not result._contiguous:  # ``result.contiguous()``
+        result = aten.clone.default(result, memory_format=contiguous_format)
+    if result._dtype is not dtype:
+        result = aten._to_copy.default(result, dtype=dtype, layout=strided, device=input._device)
+    return result

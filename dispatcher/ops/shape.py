@@ -1,14 +1,13 @@
-"""Shape kernels: ``tril`` / ``triu`` (the causal masks of attention code), ``flip``, ``roll``, ``repeat``,
-``sort`` / ``topk``, ``constant_pad_nd`` and the CompositeImplicitAutograd ``narrow``, ``tile``, ``outer``,
-``argsort``, ``pad``.
+"""Shape kernels that copy: ``cat`` / ``stack`` / ``hstack`` / ``vstack``, ``tril`` / ``triu``, ``flip``, ``roll``,
+``repeat`` / ``tile``, ``sort`` / ``argsort`` / ``topk``, ``constant_pad_nd`` / ``pad``, ``narrow``, ``diag`` /
+``diag_embed``, ``_unique``.
 
-Corresponds to aten/src/ATen/native/TriangularOps.cpp: structured kernels that keep the
-elements on and below (``tril``) or on and above (``triu``) the ``diagonal``-th diagonal of
-the last two dims and zero the rest. The result is always a new contiguous tensor of
-``self``'s dtype (any dtype, bool included). ``flip`` (TensorTransformations.cpp) reverses
-the given dims into a new tensor laid out like ``self``; ``sort`` keeps ``self``'s layout too,
-``roll`` / ``repeat`` / ``topk`` give contiguous results (TensorTransformations.cpp, Repeat.cpp,
-Sorting.cpp). ``sort`` is stable (PyTorch's CPU sort keeps equal elements in order).
+Corresponds to aten/src/ATen/native/TensorShape.cpp (``cat``'s meta function: dtype promotion across the inputs,
+legacy empty 1-D inputs skipped in the shape checks, the output layout from the inputs' suggested memory formats;
+``stack``, ``narrow``, ``diag_embed``), TriangularOps.cpp, TensorTransformations.cpp (``flip``, ``roll``),
+Repeat.cpp, Sorting.cpp (``sort`` is stable, as PyTorch's CPU sort), PadNd.cpp and Unique.cpp. ``flip`` and
+``sort`` keep ``self``'s layout; ``tril`` / ``triu`` / ``roll`` / ``repeat`` / ``topk`` give contiguous results.
+``narrow``, ``tile``, ``argsort``, ``pad``, ``diag``, ``hstack`` / ``vstack`` are CompositeImplicitAutograd.
 """
 
 from __future__ import annotations
@@ -21,17 +20,187 @@ import numpy as np
 from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
+from .composite import _op
 from .kernel_registry import impl
 from .meta_utils import (
     TensorMeta,
     infer_dense_strides,
     is_non_overlapping_and_dense,
     materialize,
+    np_operand,
     preserve_format_strides,
     wrap_dim,
 )
+from .meta_utils import wrap_dim as _wrap_dim
+from .views_scatter import _zeros
 
 aten = namespace("aten")
+
+# --- cat / stack (TensorShape.cpp) ---------------------------------------------------------------------
+
+
+def is_channels_last_strides_2d(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """c10's is_channels_last_strides_2d for a 4-D (N, C, H, W) tensor."""
+    if stride[1] == 0:
+        return False
+    minimum = 0
+    for d in (1, 3, 2, 0):
+        if shape[d] == 0 or stride[d] < minimum:
+            return False
+        if d == 0 and minimum == stride[1]:
+            return False
+        minimum = stride[d]
+        if shape[d] > 1:
+            minimum *= shape[d]
+    return True
+
+
+def suggest_memory_format(t: Tensor) -> int:
+    """0 (contiguous_format) or 2 (channels_last), as ``Tensor.suggest_memory_format()``."""
+    # NB: checked before contiguity, as c10 does: e.g. [1, 1, 2, 1] with strides (2, 1, 1, 1) is both.
+    if len(t._shape) == 4 and is_channels_last_strides_2d(t._shape, t._stride):
+        return 2
+    return 0
+
+
+def channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    n, c, h, w = shape
+    c_st = 1
+    w_st = max(c, 1)
+    h_st = w_st * max(w, 1)
+    n_st = h_st * max(h, 1)
+    return (n_st, c_st, h_st, w_st)
+
+
+def _cat_output_memory_format(tensors: list[Tensor]) -> int:
+    fmt = None
+    for t in tensors:
+        f = suggest_memory_format(t)
+        if f == 0:
+            return 0
+        if fmt is not None and fmt != f:
+            return 0
+        fmt = f
+    return fmt or 0
+
+
+def _should_skip(t: Tensor) -> bool:
+    """Legacy behaviour: a 1-D tensor of shape [0] is ignored by cat's shape checks."""
+    return t._shape == (0,)
+
+
+def cat_meta(tensors: list[Tensor], dim: int) -> tuple[TensorMeta, list[Tensor]]:
+    """Output metadata of ``cat`` and the inputs that take part in it (ATen's cat meta function)."""
+    if len(tensors) == 0:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"cat(): argument 'tensors' must be tuple of Tensors, not {type(t).__name__}")
+    first_device = tensors[0]._device
+    for t in tensors[1:]:
+        if t._device != first_device:
+            raise RuntimeError(f"Tensor on device {t._device} is not on the expected device {first_device}!")
+    for i, t in enumerate(tensors):
+        if not t._shape:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    dtype = tensors[0]._dtype
+    for t in tensors[1:]:
+        if t._dtype is not dtype:
+            dtype = _dt.result_type(*tensors)
+            break
+    kept = [t for t in tensors if not _should_skip(t)]
+    if not kept:
+        # Every input is a legacy empty tensor: the result is one too.
+        return TensorMeta((0,), (1,), dtype), kept
+    ref = kept[0]
+    ndim = len(ref._shape)
+    dim = wrap_dim(dim, ndim)
+    total = 0
+    for i, t in enumerate(tensors):
+        if _should_skip(t):
+            continue
+        if len(t._shape) != ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ndim} and {len(t._shape)}")
+        for d in range(ndim):
+            if d != dim and t._shape[d] != ref._shape[d]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. Expected size {ref._shape[d]} but got "
+                    f"size {t._shape[d]} for tensor number {i} in the list."
+                )
+        total += t._shape[dim]
+    shape = ref._shape[:dim] + (total,) + ref._shape[dim + 1:]
+    if _cat_output_memory_format(tensors) == 2:
+        stride = channels_last_strides(shape)
+    else:
+        stride = contiguous_strides(shape)
+    return TensorMeta(shape, stride, dtype), kept
+
+
+# Also CompositeExplicitAutogradNonFunctional, as in PyTorch: that fills the Undefined slot, so a call
+# with an empty list (no tensors to dispatch on) reaches this kernel and gets its error.
+@impl("cat", "CPU", "Meta", "CompositeExplicitAutogradNonFunctional")
+def cat(tensors: list[Tensor], dim: int = 0) -> Tensor:
+    meta, kept = cat_meta(tensors, dim)
+
+    def compute() -> np.ndarray:
+        if not kept:
+            return np.zeros((0,), dtype=meta.dtype.np_dtype)
+        axis = wrap_dim(dim, len(kept[0]._shape))
+        return np.concatenate([np_operand(t, meta.dtype) for t in kept], axis=axis)
+
+    return materialize(meta, compute, tensors[0])
+
+
+@impl("stack", "CompositeExplicitAutograd")
+def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
+    if len(tensors) == 0:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]
+    ndim = len(first._shape)
+    dim = wrap_dim(dim, ndim + 1)
+    for i, t in enumerate(tensors[1:], 1):
+        if t._shape != first._shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(first._shape)} at entry 0 and "
+                f"{list(t._shape)} at entry {i}"
+            )
+    if dim < ndim:
+        # cat along the existing dim, then split it with a view (always possible on cat's fresh output).
+        shape = list(first._shape)
+        shape.insert(dim, len(tensors))
+        return aten.view.default(aten.cat.default(list(tensors), dim), shape)
+    return aten.cat.default([aten.unsqueeze.default(t, dim) for t in tensors], dim)
+
+
+# --- hstack / vstack ---------------------------------------------------------------------------------------------
+
+
+def _atleast(t: Tensor, n: int) -> Tensor:
+    """``atleast_1d`` / ``atleast_2d``: 0-dim reshaped to ``[1]`` / ``[1, 1]``, 1-d unsqueezed for 2-d."""
+    ndim = len(t._shape)
+    if ndim == 0:
+        return _op("reshape")(t, [1] * n)
+    if n == 2 and ndim == 1:
+        return _op("unsqueeze")(t, 0)
+    return t
+
+
+@impl("hstack", "CompositeImplicitAutograd")
+def hstack(tensors: list[Tensor]) -> Tensor:
+    if not tensors:
+        raise RuntimeError("hstack expects a non-empty TensorList")
+    rep = [_atleast(t, 1) for t in tensors]
+    return _op("cat")(rep, 0) if len(rep[0]._shape) == 1 else _op("cat")(rep, 1)
+
+
+@impl("vstack", "CompositeImplicitAutograd")
+def vstack(tensors: list[Tensor]) -> Tensor:
+    if not tensors:
+        raise RuntimeError("vstack expects a non-empty TensorList")
+    return _op("cat")([_atleast(t, 2) for t in tensors], 0)
+
+
+# --- tril / triu / flip --------------------------------------------------------------------------------
 
 
 def _triangle(name: str, np_fn: object, self: Tensor, diagonal: int) -> Tensor:
@@ -159,7 +328,7 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
             materialize(indices_meta, order.astype(np.int64), self))
 
 
-# --- CompositeImplicitAutograd: narrow, tile, outer, argsort ------------------------------------------------------
+# --- CompositeImplicitAutograd: narrow, tile, argsort -------------------------------------------------------------
 
 
 @impl("narrow", "CompositeImplicitAutograd")
@@ -185,15 +354,6 @@ def tile(self: Tensor, dims: Sequence[int]) -> Tensor:
     """``repeat`` with ``dims`` padded by leading 1s up to ``self``'s rank."""
     missing = self.dim() - len(dims)
     return aten.repeat.default(self, [1] * missing + list(dims) if missing > 0 else list(dims))
-
-
-@impl("outer", "CompositeImplicitAutograd")
-def outer(self: Tensor, vec2: Tensor) -> Tensor:
-    """``self.reshape(n, 1) * vec2`` for two 1-D tensors."""
-    for name, t in (("self", self), ("vec2", vec2)):
-        if t.dim() != 1:
-            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.dim()}-D")
-    return aten.mul.Tensor(aten.reshape.default(self, [self._shape[0], 1]), vec2)
 
 
 @impl("argsort", "CompositeImplicitAutograd")
@@ -267,3 +427,61 @@ def pad(self: Tensor, pad: Sequence[int], mode: str = "constant", value: float |
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     raise NotImplementedError(f"pad(mode={mode!r}) calls aten::{mode}_pad*d, which dispatchkit does not list")
+
+
+# --- diag_embed / diag ---------------------------------------------------------------------------------
+
+
+@impl("diag_embed", "CPU", "Meta", "CompositeExplicitAutogradNonFunctional")
+def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    ndim = len(self._shape) + 1
+    d1, d2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = abs(offset) + self._shape[-1]
+    sizes = list(self._shape[:-1])
+    sizes.insert(min(d1, d2), n)
+    sizes.insert(max(d1, d2), n)
+    result = _zeros(sizes, self)
+    _op("copy_")(_op("diagonal")(result, offset, d1, d2), self)
+    return result
+
+
+@impl("diag", "CompositeImplicitAutograd")
+def diag(self: Tensor, diagonal: int = 0) -> Tensor:
+    ndim = len(self._shape)
+    if ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+    if ndim == 1:
+        return _op("diag_embed")(self, diagonal)
+    return _op("diagonal_copy")(self, diagonal)
+
+
+# --- _unique (what index_fill.int_Tensor's derivative calls) -------------------------------------------------------
+
+_UNIQUE_META_MESSAGE = (
+    "aten::_unique: attempted to run this operator with Meta tensors, but there was no fake impl or Meta "
+    "kernel registered. You may have run into this message while using an operator with PT2 compilation APIs "
+    "(torch.compile/torch.export); in order to use this operator with those APIs you'll need to add a fake impl. "
+    "Please see the following for next steps:  https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html"
+)
+
+
+@impl("_unique", "CPU")
+def _unique(self: Tensor, sorted: bool = True, return_inverse: bool = False) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """The distinct values of ``self`` (1-d; in increasing order here whatever ``sorted`` says, which PyTorch's CPU
+    kernel leaves unspecified) and, with ``return_inverse``, each element's position among them (shaped as self)."""
+    from .. import dtypes
+    from ..ops.meta_utils import TensorMeta, materialize
+    from ..tensor import contiguous_strides
+
+    values, inverse = np.unique(np.asarray(self._data), return_inverse=True)
+    inv = inverse.reshape(self._shape).astype(np.int64) if return_inverse else np.zeros((0,), np.int64)
+    out = materialize(TensorMeta(values.shape, contiguous_strides(values.shape), self._dtype), values, self)
+    idx = materialize(TensorMeta(inv.shape, contiguous_strides(inv.shape), dtypes.int64), inv, self)
+    return out, idx
+
+
+@impl("_unique", "Meta")
+def _unique_meta(self: Tensor, sorted: bool = True, return_inverse: bool = False) -> tuple[Tensor, Tensor]:  # noqa: A002
+    raise NotImplementedError(_UNIQUE_META_MESSAGE)

@@ -1,25 +1,165 @@
-"""More activation kernels and their backwards: leaky_relu, hardtanh, elu, softplus, hardswish (ops_a batch).
+"""Activation kernels: ``relu`` / ``relu6``, ``gelu``, ``silu``, ``mish``, ``elu`` / ``selu`` / ``celu``,
+``leaky_relu``, ``hardtanh``, ``hardsigmoid`` / ``hardswish``, ``softplus``, ``log_sigmoid``, ``glu``,
+``threshold``, their in-place forms and backward ops.
 
-Corresponds to aten/src/ATen/native/Activation.cpp and its CPU kernels
-(cpu/Activation.cpp). Like pointwise.py, one function is the Meta and the CPU
-kernel: the output's metadata comes from TensorIterator's rules (``unary_meta``,
-``binary_meta``), NumPy computes in the opmath dtype (float32 for float16).
-Unsupported dtypes raise PyTorch's NotImplementedError on CPU only.
+Corresponds to aten/src/ATen/native/Activation.cpp, GatedLinearUnit.cpp and their CPU kernels
+(native/cpu/Activation.cpp). They use tensor_iterator.py's metadata, so one function is the Meta and the CPU
+kernel; floating-only activations are refused for other dtypes on CPU, as PyTorch's dtype switch does. A backward
+op takes PyTorch's iterator order of its inputs (which decides the output's layout); ``leaky_relu_backward`` /
+``elu_backward`` refuse a negative slope when given the forward's result (the in-place forward), as PyTorch does.
+``relu6``, ``selu`` and ``log_sigmoid`` are CompositeImplicitAutograd and ``celu`` CompositeExplicitAutograd
+compositions of aten ops, as in PyTorch; the other in-place forms store the out-of-place kernel's result into
+``self``. Softmax is in activations_softmax.py.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes as _dtypes
+from .. import dtypes as _dt
 from ..tensor import Tensor, contiguous_strides
-from . import pointwise as _pw
-from .factories import like_strides
+from . import tensor_iterator as _pw
+from .arithmetic_clamp import _bound
+from .composite import _aten
 from .kernel_registry import impl
-from .meta_utils import TensorMeta, broadcast_shapes, check_inplace, checked_scalar
-from .pointwise_more import inplace_from as _inplace_from
+from .meta_utils import TensorMeta, broadcast_shapes, checked_scalar, np_operand, wrap_dim
+from .strides import like_strides
+from .tensor_iterator import (
+    _bool,
+    _dt_result,
+    _is_float,
+    _not_bool,
+    _operand,
+    _opmath,
+    _require_dtype,
+    _run,
+    _same_dtype,
+    binary_meta,
+    inplace_from,
+    iter_meta,
+    unary_meta,
+)
+from .transcendental import _erf
+
+
+def _relu_check(self: Tensor) -> None:
+    if self._dtype is _bool and self._data is not None:
+        raise RuntimeError("Boolean inputs not supported for relu")
+
+
+@impl("relu", "CPU", "Meta")
+def relu(self: Tensor) -> Tensor:
+    _relu_check(self)
+    return _run(unary_meta(self), self, lambda: np.maximum(self._data, self._dtype.np_dtype.type(0)))
+
+
+@impl("relu_", "CPU", "Meta")
+def relu_(self: Tensor) -> Tensor:
+    _relu_check(self)
+    if self._data is not None:
+        np.maximum(self._data, self._dtype.np_dtype.type(0), out=self._data)
+    return self
+
+
+# --- activations ----------------------------------------------------------------------------------
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_KAPPA = 0.044715
+
+
+def _check_approximate(approximate: str) -> None:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def _gelu_values(x: np.ndarray, approximate: str) -> Any:
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (x + _GELU_KAPPA * x * x * x)
+        return 0.5 * x * (1 + np.tanh(inner))
+    return x * 0.5 * (1 + _erf(x * x.dtype.type(_INV_SQRT_2)))
+
+
+@impl("gelu", "CPU", "Meta")
+def gelu(self: Tensor, *, approximate: str = "none") -> Tensor:
+    _check_approximate(approximate)
+    _require_dtype("GeluKernelImpl", self._dtype, self, _is_float)
+    dtype = self._dtype
+    return _run(unary_meta(self), self, lambda: _gelu_values(_operand(self, dtype), approximate))
+
+
+@impl("silu", "CPU", "Meta")
+def silu(self: Tensor) -> Tensor:
+    _require_dtype("silu_cpu", self._dtype, self, _is_float)
+    dtype = self._dtype
+
+    def compute() -> Any:
+        x = _operand(self, dtype)
+        return x / (1 + np.exp(-x))
+
+    return _run(unary_meta(self), self, compute)
+
+
+@impl("threshold_backward", "CPU", "Meta")
+def threshold_backward(grad_output: Tensor, self: Tensor, threshold: Any) -> Tensor:
+    """``self <= threshold ? 0 : grad_output`` (PyTorch's iterator takes self first, then grad_output)."""
+    dtype = _dt.result_type(self, grad_output)
+    meta = iter_meta((self, grad_output), dtype)
+    _require_dtype("threshold_cpu", dtype, grad_output, _not_bool)
+
+    def compute() -> Any:
+        op = _opmath(dtype)
+        x, g = np_operand(self, op), np_operand(grad_output, op)
+        return np.where(x <= _bound(threshold, dtype, op), op.np_dtype.type(0), g)
+
+    return _run(meta, grad_output, compute)
+
+
+@impl("gelu_backward", "CPU", "Meta")
+def gelu_backward(grad_output: Tensor, self: Tensor, *, approximate: str = "none") -> Tensor:
+    _check_approximate(approximate)
+    meta = binary_meta(grad_output, self)
+    _require_dtype("GeluBackwardKernelImpl", meta.dtype, grad_output, _is_float)
+
+    def compute() -> Any:
+        g, x = _operand(grad_output, meta.dtype), _operand(self, meta.dtype)
+        if approximate == "tanh":
+            x_sq = x * x
+            inner = _SQRT_2_OVER_PI * (x + _GELU_KAPPA * x_sq * x)
+            t = np.tanh(inner)
+            left = 0.5 * x
+            right = 1 + t
+            left_derivative = 0.5 * right
+            right_derivative = left * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * _GELU_KAPPA * x_sq)
+            return g * (left_derivative + right_derivative)
+        cdf = 0.5 * (1 + _erf(x * x.dtype.type(_INV_SQRT_2)))
+        pdf = np.exp(-0.5 * x * x) * x.dtype.type(_INV_SQRT_2PI)
+        return g * (cdf + x * pdf)
+
+    return _run(meta, grad_output, compute)
+
+
+# --- silu_backward -------------------------------------------------------------------------------------
+
+
+@impl("silu_backward", "CPU", "Meta")
+def silu_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    """``grad * sigmoid(x) * (1 + x * (1 - sigmoid(x)))``."""
+    meta = binary_meta(grad_output, self)
+    _require_dtype("silu_backward_cpu", meta.dtype, grad_output, _is_float)
+
+    def compute() -> Any:
+        g, x = _operand(grad_output, meta.dtype), _operand(self, meta.dtype)
+        s = 1 / (1 + np.exp(-x))
+        return g * s * (1 + x * (1 - s))
+
+    return _run(meta, grad_output, compute)
+
 
 _IN_PLACE_NEGATIVE_SLOPE = (
     "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
@@ -208,10 +348,10 @@ def relu6(self: Tensor) -> Tensor:
 
 # --- in-place forms: the out-of-place kernel's result stored into self -------------------------------------------------
 
-leaky_relu_ = impl("leaky_relu_", "CPU", "Meta")(_inplace_from(leaky_relu, "leaky_relu_"))
-elu_ = impl("elu_", "CPU", "Meta")(_inplace_from(elu, "elu_"))
-hardtanh_ = impl("hardtanh_", "CPU", "Meta")(_inplace_from(hardtanh, "hardtanh_"))
-hardswish_ = impl("hardswish_", "CPU", "Meta")(_inplace_from(hardswish, "hardswish_"))
+leaky_relu_ = impl("leaky_relu_", "CPU", "Meta")(inplace_from(leaky_relu, "leaky_relu_"))
+elu_ = impl("elu_", "CPU", "Meta")(inplace_from(elu, "elu_"))
+hardtanh_ = impl("hardtanh_", "CPU", "Meta")(inplace_from(hardtanh, "hardtanh_"))
+hardswish_ = impl("hardswish_", "CPU", "Meta")(inplace_from(hardswish, "hardswish_"))
 
 
 @impl("relu6_", "CompositeImplicitAutograd")
@@ -220,102 +360,6 @@ def relu6_(self: Tensor) -> Tensor:
     from ..op_overload import namespace
 
     return namespace("aten").hardtanh_.default(self, 0, 6)
-
-
-# --- l1 / smooth l1 losses ------------------------------------------------------------------------------------------
-
-_REDUCTION_NONE, _REDUCTION_MEAN, _REDUCTION_SUM = 0, 1, 2
-
-
-def _aten() -> Any:
-    from ..op_overload import namespace
-
-    return namespace("aten")
-
-
-def _dt_result(*tensors: Tensor) -> Any:
-    return _dtypes.result_type(*tensors)
-
-
-def _apply_loss_reduction(loss: Tensor, reduction: int) -> Tensor:
-    """ATen's ``apply_loss_reduction``: ``loss.mean()`` / ``loss.sum()`` / ``loss``."""
-    aten = _aten()
-    if reduction == _REDUCTION_MEAN:
-        return aten.mean.default(loss)
-    if reduction == _REDUCTION_SUM:
-        return aten.sum.default(loss)
-    return loss
-
-
-@impl("l1_loss", "CompositeImplicitAutograd")
-def l1_loss(self: Tensor, target: Tensor, reduction: int = _REDUCTION_MEAN) -> Tensor:
-    """``apply_loss_reduction((self - target).abs(), reduction)``."""
-    aten = _aten()
-    return _apply_loss_reduction(aten.abs.default(aten.sub.Tensor(self, target)), reduction)
-
-
-def _smooth_l1_values(x: np.ndarray, y: np.ndarray, beta: float) -> Any:
-    z = np.abs(x - y)
-    if beta == 0:
-        return z
-    return np.where(z < beta, z * z * x.dtype.type(0.5 / beta), z - x.dtype.type(0.5 * beta))
-
-
-@impl("smooth_l1_loss", "CPU", "Meta")
-def smooth_l1_loss(self: Tensor, target: Tensor, reduction: int = _REDUCTION_MEAN, beta: float = 1.0) -> Tensor:
-    """Elementwise over (self, target) broadcast together, then the mean or sum (a 0-dim result)."""
-    if beta < 0:
-        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    meta = _pw.binary_meta(self, target)
-    dtype = meta.dtype
-    _pw._require_dtype("smooth_l1_cpu", dtype, self, _pw._is_float)
-    if reduction != _REDUCTION_NONE:
-        meta = TensorMeta((), (), dtype)
-
-    def compute() -> Any:
-        op = _pw._opmath(dtype)
-        loss = _smooth_l1_values(_pw.np_operand(self, op), _pw.np_operand(target, op), beta)
-        if reduction == _REDUCTION_MEAN:
-            return np.asarray(loss.mean() if loss.size else np.nan, dtype=op.np_dtype)
-        if reduction == _REDUCTION_SUM:
-            return np.asarray(loss.sum(), dtype=op.np_dtype)
-        return loss
-
-    return _pw._run(meta, self, compute)
-
-
-@impl("smooth_l1_loss_backward", "CompositeExplicitAutograd")
-def smooth_l1_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reduction: int, beta: float) -> Tensor:
-    """``x = self - target``: ``x <= -beta ? -norm * grad : x >= beta ? norm * grad : norm * x * grad / beta`` into
-    ``zeros_like(self, contiguous_format)`` (norm: 1 / numel for a mean); ``beta <= 0`` is l1_loss_backward."""
-    norm = 1.0 / max(self.numel(), 1) if reduction == _REDUCTION_MEAN else 1.0
-    if self.numel() == 0 and reduction == _REDUCTION_MEAN:
-        norm = float("inf")
-    if beta <= 0:
-        dtype = _dt_result(grad_output, self, target)
-        meta = _pw.iter_meta((self, target, grad_output), dtype)
-
-        def l1() -> Any:
-            op = _pw._opmath(dtype)
-            x = _pw.np_operand(self, op) - _pw.np_operand(target, op)
-            return np.sign(x) * _pw.np_operand(grad_output, op) * op.np_dtype.type(norm)
-
-        return _pw._run(meta, self, l1)
-    common = _dt_result(self, target, grad_output)
-    out_dtype = self._dtype
-    shape = broadcast_shapes(broadcast_shapes(self._shape, target._shape), grad_output._shape)
-    # the output zeros_like(self) is resized to the broadcast shape when that is larger (as TensorIterator does)
-    check_inplace(Tensor._empty(shape, out_dtype, self._device, contiguous_strides(shape)), shape, common)
-    meta = TensorMeta(shape, contiguous_strides(shape), out_dtype)
-
-    def compute() -> Any:
-        op = _pw._opmath(common)
-        x = _pw.np_operand(self, op) - _pw.np_operand(target, op)
-        g = _pw.np_operand(grad_output, op)
-        n, b = op.np_dtype.type(norm), op.np_dtype.type(beta)
-        return np.broadcast_to(np.where(x <= -b, -n * g, np.where(x >= b, n * g, n * x * g / b)), shape)
-
-    return _pw._run(meta, self, compute)
 
 
 # --- log_sigmoid ------------------------------------------------------------------------------------------------------
@@ -352,7 +396,7 @@ def log_sigmoid_backward(grad_output: Tensor, self: Tensor, buffer: Tensor) -> T
 
     def compute() -> Any:
         op = _pw._opmath(dtype)
-        g, x, z = (_pw.np_operand(t, op) for t in (grad_output, self, buffer))
+        g, x, z = (np_operand(t, op) for t in (grad_output, self, buffer))
         negative = x < 0
         max_deriv = np.where(negative, op.np_dtype.type(1), op.np_dtype.type(0))
         sign = np.where(negative, op.np_dtype.type(1), op.np_dtype.type(-1))
@@ -395,4 +439,128 @@ def mish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
     return _float_backward("mish_backward_cpu", grad_output, self, compute)
 
 
-mish_ = impl("mish_", "CPU", "Meta")(_inplace_from(mish, "mish_"))
+mish_ = impl("mish_", "CPU", "Meta")(inplace_from(mish, "mish_"))
+
+
+# --- selu / celu / hardsigmoid / glu / threshold --------------------------------------------------------------------
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@impl("selu", "CompositeImplicitAutograd")
+def selu(self: Tensor) -> Tensor:
+    """``elu(self, SELU_ALPHA, SELU_SCALE)``."""
+    return _aten().elu.default(self, _SELU_ALPHA, _SELU_SCALE)
+
+
+@impl("selu_", "CompositeImplicitAutograd")
+def selu_(self: Tensor) -> Tensor:
+    """``elu_(self, SELU_ALPHA, SELU_SCALE)``."""
+    return _aten().elu_.default(self, _SELU_ALPHA, _SELU_SCALE)
+
+
+def _celu_inverse_alpha(alpha: Any) -> float:
+    if float(alpha) == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return 1.0 / float(alpha)
+
+
+@impl("celu", "CompositeExplicitAutograd")
+def celu(self: Tensor, alpha: Any = 1.0) -> Tensor:
+    """``elu(self, alpha, 1, 1 / alpha)``."""
+    return _aten().elu.default(self, alpha, 1.0, _celu_inverse_alpha(alpha))
+
+
+@impl("celu_", "CompositeExplicitAutograd")
+def celu_(self: Tensor, alpha: Any = 1.0) -> Tensor:
+    """``elu_(self, alpha, 1, 1 / alpha)``."""
+    return _aten().elu_.default(self, alpha, 1.0, _celu_inverse_alpha(alpha))
+
+
+@impl("hardsigmoid", "CPU", "Meta")
+def hardsigmoid(self: Tensor) -> Tensor:
+    """``min(max(x + 3, 0), 6) / 6``."""
+    return _float_unary("hardsigmoid_cpu", self, lambda x: np.minimum(np.maximum(x + 3, 0), 6) / 6)
+
+
+@impl("hardsigmoid_backward", "CPU", "Meta")
+def hardsigmoid_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    """``-3 < x < 3 ? grad * (1.0f / 6) : 0``."""
+
+    def compute(g: np.ndarray, x: np.ndarray) -> Any:
+        one_sixth = g.dtype.type(np.float32(1.0) / np.float32(6.0))  # ``scalar_t(1.0f / 6.0f)``
+        return np.where((x > -3) & (x < 3), g * one_sixth, g.dtype.type(0))
+
+    return _float_backward("hardsigmoid_backward", grad_output, self, compute)
+
+
+def _glu_dim(kernel_self: Tensor, dim: int) -> tuple[int, int]:
+    if kernel_self.dim() == 0:
+        raise RuntimeError("glu does not support 0-dimensional tensors")
+    d = wrap_dim(dim, kernel_self.dim())
+    n = kernel_self._shape[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    return d, n // 2
+
+
+def _halves(x: np.ndarray, d: int, half: int) -> tuple[np.ndarray, np.ndarray]:
+    index = [slice(None)] * x.ndim
+    first = tuple(index[:d] + [slice(0, half)] + index[d + 1:])
+    second = tuple(index[:d] + [slice(half, 2 * half)] + index[d + 1:])
+    return x[first], x[second]
+
+
+@impl("glu", "CPU", "Meta")
+def glu(self: Tensor, dim: int = -1) -> Tensor:
+    """``a * sigmoid(b)`` with ``a, b`` the halves of self along dim (a binary op over the two views)."""
+    d, half = _glu_dim(self, dim)
+    _pw._require_dtype("glu_cpu", self._dtype, self, _pw._is_float)
+    shape = self._shape[:d] + (half,) + self._shape[d + 1:]
+    a = Tensor._empty(shape, self._dtype, self._device, self._stride)
+    b = Tensor._empty(shape, self._dtype, self._device, self._stride)
+    meta = _pw.binary_meta(a, b)
+
+    def compute() -> Any:
+        first, second = _halves(_pw._operand(self, self._dtype), d, half)
+        return first * (1 / (1 + np.exp(-second)))
+
+    return _pw._run(meta, self, compute)
+
+
+@impl("glu_backward", "CPU", "Meta")
+def glu_backward(grad_output: Tensor, self: Tensor, dim: int) -> Tensor:
+    """``cat([sigmoid(b) * grad, (1 - sigmoid(b)) * sigmoid(b) * a * grad], dim)`` into a contiguous tensor."""
+    d, half = _glu_dim(self, dim)
+    _same_dtype(self._dtype, grad_output)
+    _pw._require_dtype("glu_backward_cpu", self._dtype, self, _pw._is_float)
+    broadcast_shapes(self._shape[:d] + (half,) + self._shape[d + 1:], grad_output._shape)
+    meta = TensorMeta(self._shape, contiguous_strides(self._shape), self._dtype)
+
+    def compute() -> Any:
+        op = _pw._opmath(self._dtype)
+        first, second = _halves(np_operand(self, op), d, half)
+        g = np_operand(grad_output, op)
+        sig = 1 / (1 + np.exp(-second))
+        return np.concatenate([np.broadcast_to(sig * g, first.shape),
+                               np.broadcast_to((1 - sig) * sig * first * g, first.shape)], axis=d)
+
+    return _pw._run(meta, self, compute)
+
+
+@impl("threshold", "CPU", "Meta")
+def threshold(self: Tensor, threshold: Any, value: Any) -> Tensor:
+    """``x <= threshold ? value : x`` (both bounds in self's dtype)."""
+    dtype = self._dtype
+    _pw._require_dtype("threshold_cpu", dtype, self, _pw._not_bool)
+
+    def compute() -> Any:
+        x = _pw._operand(self, dtype)
+        return np.where(x <= _scalar(threshold, dtype, x), _scalar(value, dtype, x), x)
+
+    return _pw._run(_pw.unary_meta(self), self, compute)
+
+
+hardsigmoid_ = impl("hardsigmoid_", "CPU", "Meta")(inplace_from(hardsigmoid, "hardsigmoid_"))
+threshold_ = impl("threshold_", "CPU", "Meta")(inplace_from(threshold, "threshold_"))

@@ -28,11 +28,12 @@ import numpy as np
 from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
+from .kernel_dtypes import compute_dtype, is_meta
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize
-from .reductions import is_meta
 
 aten = namespace("aten")
+
 
 #: ``Tensor::toString()`` names used by the weight-type error (legacy tensor type names)
 _LEGACY_NAMES = {
@@ -40,6 +41,8 @@ _LEGACY_NAMES = {
     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
     "bool": "BoolTensor",
 }
+
+
 #: ``caffe2::TypeMeta::name()`` of a dtype, used by conv's bias-type error
 _META_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "long int",
@@ -49,6 +52,7 @@ _META_NAMES = {
 
 #: warnings PyTorch gives once per process (TORCH_WARN_ONCE)
 _WARNED = {"same_padding": False}
+
 
 #: einsum letters of the spatial dims
 _SPATIAL = "hwdtuv"
@@ -294,16 +298,10 @@ def _check_input_type(input: Tensor, weight: Tensor) -> None:  # noqa: A002
         raise RuntimeError(f"Input type (torch.{_LEGACY_NAMES.get(input._dtype.name)}) and weight type "
                            f"(torch.{_LEGACY_NAMES.get(weight._dtype.name)}) should be the same or input should be "
                            "a MKLDNN tensor and weight is a dense tensor")
-    from .reductions import scalar_type_name
+    from .meta_utils import scalar_type_name
 
     raise RuntimeError(f"expected scalar type {scalar_type_name(input._dtype)} but found "
                        f"{scalar_type_name(weight._dtype)}")
-
-
-def compute_dtype(dtype: _dt.dtype) -> Any:
-    """The NumPy dtype the kernels accumulate in: float64 for floating types (rounded once to the result's dtype,
-    so results are within PyTorch's own float32 rounding of the exact values), int64 for integers."""
-    return np.float64 if dtype.is_floating_point else np.int64
 
 
 def _data(t: Tensor, np_dtype: Any) -> np.ndarray:

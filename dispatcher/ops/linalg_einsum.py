@@ -1,4 +1,4 @@
-"""``einsum`` (CompositeImplicitAutograd) of the attn batch, as aten/src/ATen/native/Linear.cpp of PyTorch 2.13.
+"""``einsum`` (CompositeImplicitAutograd), as aten/src/ATen/native/Linear.cpp of PyTorch 2.13.
 
 Three steps, each with the aten ops PyTorch's kernel calls, so graphs match op for op:
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..tensor import Tensor
-from .decompositions import _op
+from .composite import _op
 from .kernel_registry import impl
 
 _LETTERS = 26

@@ -1,12 +1,12 @@
-"""Kernels of the loss batch: binary cross entropy (plain and with logits), huber, soft margin, kl_div and the
-margin losses, and the activations selu / celu / hardsigmoid / glu / threshold, rms_norm, cosine_similarity.
+"""Loss kernels: ``mse_loss``, ``l1_loss``, ``smooth_l1_loss``, ``huber_loss``, ``binary_cross_entropy`` (and
+``_with_logits``), ``soft_margin_loss``, ``kl_div``, ``margin_ranking_loss``, ``hinge_embedding_loss``,
+``cosine_embedding_loss``, ``poisson_nll_loss``, and the backward ops that have kernels.
 
-Corresponds to aten/src/ATen/native/Loss.cpp, Activation.cpp, GatedLinearUnit.cpp, layer_norm.cpp and
-Distance.cpp. BACKEND kernels are one function for CPU (NumPy, in opmath) and Meta (metadata only), as in
-nn_more.py. CompositeExplicitAutograd kernels (``binary_cross_entropy_with_logits``, ``soft_margin_loss``,
-``celu``) are written with the aten ops PyTorch's C++ calls; CompositeImplicitAutograd ones (``kl_div``,
-``selu``, ``rms_norm``, ``cosine_similarity``, ...) call exactly the ops, in the order, PyTorch's do, so
-post-dispatch graphs match op for op.
+Corresponds to aten/src/ATen/native/Loss.cpp, BinaryCrossEntropy.cpp, PointwiseOps.cpp (``smooth_l1`` / ``huber``
+backward) and their CPU kernels. Losses with kernels check their inputs as TensorIterator does (shapes, one common
+dtype) and reduce as the CPU kernels do (a mean of nothing is NaN); the others are CompositeImplicitAutograd
+compositions of aten ops, as in PyTorch, ending in ``apply_loss_reduction`` (``mean`` / ``sum`` / none). The
+negative log likelihood family (``nll_loss``, ``cross_entropy``) is in losses_nll.py.
 """
 
 from __future__ import annotations
@@ -16,25 +16,19 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from .. import dtypes as _dtypes
-from ..memory_format import contiguous_format, preserve_format, strided
+from ..memory_format import contiguous_format, preserve_format
 from ..tensor import Tensor, contiguous_strides
-from ..tls import per_thread
-from . import pointwise as _pw
-from .factories import like_strides
+from . import tensor_iterator as _pw
+from .composite import _aten
+from .kernel_dtypes import _can_cast, is_meta, not_implemented
 from .kernel_registry import impl
-from .meta_utils import TensorMeta, broadcast_shapes, check_inplace, scalar_type_name, wrap_dim
-from .nn_more import _float_backward, _float_unary, _scalar
-from .pointwise_more import clamp_min_tensor as _clamp_min_tensor
-from .pointwise_more import inplace_from as _inplace_from
+from .meta_utils import TensorMeta, broadcast_shapes, check_inplace, materialize, np_operand, scalar_type_name
+from .strides import like_strides
+from .tensor_iterator import _dt_result, _is_float, _same_dtype, iter_meta
 
 _NONE, _MEAN, _SUM = 0, 1, 2
-
-
-def _aten() -> Any:
-    from ..op_overload import namespace
-
-    return namespace("aten")
 
 
 def _apply_loss_reduction(loss: Tensor, reduction: int) -> Tensor:
@@ -54,16 +48,6 @@ def _reduced(values: np.ndarray, reduction: int, np_dtype: Any) -> Any:
     if reduction == _SUM:
         return np.asarray(values.sum(), dtype=np_dtype)
     return values
-
-
-# --- binary_cross_entropy -------------------------------------------------------------------------------------------
-
-
-def _same_dtype(expected: Any, *tensors: Tensor) -> None:
-    """TensorIterator's check that the inputs have the common dtype (no type promotion)."""
-    for t in tensors:
-        if t._dtype is not expected:
-            raise RuntimeError(f"Found dtype {scalar_type_name(t._dtype)} but expected {scalar_type_name(expected)}")
 
 
 def _bce_checks(kernel: str, self: Tensor, target: Tensor, weight: Tensor | None) -> tuple[int, ...]:
@@ -103,12 +87,12 @@ def binary_cross_entropy(self: Tensor, target: Tensor, weight: Tensor | None = N
 
     def compute() -> Any:
         op = _pw._opmath(dtype)
-        x, y = _pw.np_operand(self, op), _pw.np_operand(target, op)
+        x, y = np_operand(self, op), np_operand(target, op)
         _check_unit_interval(x, y)
         t = op.np_dtype.type
         loss = (y - 1) * np.maximum(np.log1p(-x), t(-100)) - y * np.maximum(np.log(x), t(-100))
         if weight is not None:
-            loss = loss * _pw.np_operand(weight, op)
+            loss = loss * np_operand(weight, op)
         return _reduced(np.broadcast_to(loss, self._shape), reduction, op.np_dtype)
 
     return _pw._run(meta, self, compute)
@@ -128,10 +112,10 @@ def binary_cross_entropy_backward(grad_output: Tensor, self: Tensor, target: Ten
     def compute() -> Any:
         op = _pw._opmath(dtype)
         t = op.np_dtype.type
-        x, y, g = (_pw.np_operand(a, op) for a in (self, target, grad_output))
+        x, y, g = (np_operand(a, op) for a in (self, target, grad_output))
         out = g * (x - y) / np.maximum((1 - x) * x, t(1e-12))
         if weight is not None:
-            out = out * _pw.np_operand(weight, op)
+            out = out * np_operand(weight, op)
         if reduction == _MEAN:
             out = out / t(self.numel())
         return np.broadcast_to(out, self._shape)
@@ -172,7 +156,7 @@ def huber_loss(self: Tensor, target: Tensor, reduction: int = _MEAN, delta: floa
     def compute() -> Any:
         op = _pw._opmath(dtype)
         t = op.np_dtype.type
-        z = np.abs(_pw.np_operand(self, op) - _pw.np_operand(target, op))
+        z = np.abs(np_operand(self, op) - np_operand(target, op))
         loss = np.where(z < t(delta), t(0.5) * z * z, t(delta) * (z - t(0.5) * t(delta)))
         return _reduced(loss, reduction, op.np_dtype)
 
@@ -193,8 +177,8 @@ def huber_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reduc
     def compute() -> Any:
         op = _pw._opmath(common)
         t = op.np_dtype.type
-        x = _pw.np_operand(self, op) - _pw.np_operand(target, op)
-        g = _pw.np_operand(grad_output, op)
+        x = np_operand(self, op) - np_operand(target, op)
+        g = np_operand(grad_output, op)
         n, d = t(norm), t(delta)
         return np.broadcast_to(np.where(x <= -d, -n * g * d, np.where(x >= d, n * g * d, n * x * g)), shape)
 
@@ -310,215 +294,137 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
     return _apply_loss_reduction(loss, reduction)
 
 
-# --- activations ----------------------------------------------------------------------------------------------------
+# --- l1 / smooth l1 losses ------------------------------------------------------------------------------------------
 
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
-@impl("selu", "CompositeImplicitAutograd")
-def selu(self: Tensor) -> Tensor:
-    """``elu(self, SELU_ALPHA, SELU_SCALE)``."""
-    return _aten().elu.default(self, _SELU_ALPHA, _SELU_SCALE)
+_REDUCTION_NONE, _REDUCTION_MEAN, _REDUCTION_SUM = 0, 1, 2
 
 
-@impl("selu_", "CompositeImplicitAutograd")
-def selu_(self: Tensor) -> Tensor:
-    """``elu_(self, SELU_ALPHA, SELU_SCALE)``."""
-    return _aten().elu_.default(self, _SELU_ALPHA, _SELU_SCALE)
+@impl("l1_loss", "CompositeImplicitAutograd")
+def l1_loss(self: Tensor, target: Tensor, reduction: int = _REDUCTION_MEAN) -> Tensor:
+    """``apply_loss_reduction((self - target).abs(), reduction)``."""
+    aten = _aten()
+    return _apply_loss_reduction(aten.abs.default(aten.sub.Tensor(self, target)), reduction)
 
 
-def _celu_inverse_alpha(alpha: Any) -> float:
-    if float(alpha) == 0:
-        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return 1.0 / float(alpha)
+def _smooth_l1_values(x: np.ndarray, y: np.ndarray, beta: float) -> Any:
+    z = np.abs(x - y)
+    if beta == 0:
+        return z
+    return np.where(z < beta, z * z * x.dtype.type(0.5 / beta), z - x.dtype.type(0.5 * beta))
 
 
-@impl("celu", "CompositeExplicitAutograd")
-def celu(self: Tensor, alpha: Any = 1.0) -> Tensor:
-    """``elu(self, alpha, 1, 1 / alpha)``."""
-    return _aten().elu.default(self, alpha, 1.0, _celu_inverse_alpha(alpha))
-
-
-@impl("celu_", "CompositeExplicitAutograd")
-def celu_(self: Tensor, alpha: Any = 1.0) -> Tensor:
-    """``elu_(self, alpha, 1, 1 / alpha)``."""
-    return _aten().elu_.default(self, alpha, 1.0, _celu_inverse_alpha(alpha))
-
-
-@impl("hardsigmoid", "CPU", "Meta")
-def hardsigmoid(self: Tensor) -> Tensor:
-    """``min(max(x + 3, 0), 6) / 6``."""
-    return _float_unary("hardsigmoid_cpu", self, lambda x: np.minimum(np.maximum(x + 3, 0), 6) / 6)
-
-
-@impl("hardsigmoid_backward", "CPU", "Meta")
-def hardsigmoid_backward(grad_output: Tensor, self: Tensor) -> Tensor:
-    """``-3 < x < 3 ? grad * (1.0f / 6) : 0``."""
-
-    def compute(g: np.ndarray, x: np.ndarray) -> Any:
-        one_sixth = g.dtype.type(np.float32(1.0) / np.float32(6.0))  # ``scalar_t(1.0f / 6.0f)``
-        return np.where((x > -3) & (x < 3), g * one_sixth, g.dtype.type(0))
-
-    return _float_backward("hardsigmoid_backward", grad_output, self, compute)
-
-
-def _glu_dim(kernel_self: Tensor, dim: int) -> tuple[int, int]:
-    if kernel_self.dim() == 0:
-        raise RuntimeError("glu does not support 0-dimensional tensors")
-    d = wrap_dim(dim, kernel_self.dim())
-    n = kernel_self._shape[d]
-    if n % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
-    return d, n // 2
-
-
-def _halves(x: np.ndarray, d: int, half: int) -> tuple[np.ndarray, np.ndarray]:
-    index = [slice(None)] * x.ndim
-    first = tuple(index[:d] + [slice(0, half)] + index[d + 1:])
-    second = tuple(index[:d] + [slice(half, 2 * half)] + index[d + 1:])
-    return x[first], x[second]
-
-
-@impl("glu", "CPU", "Meta")
-def glu(self: Tensor, dim: int = -1) -> Tensor:
-    """``a * sigmoid(b)`` with ``a, b`` the halves of self along dim (a binary op over the two views)."""
-    d, half = _glu_dim(self, dim)
-    _pw._require_dtype("glu_cpu", self._dtype, self, _pw._is_float)
-    shape = self._shape[:d] + (half,) + self._shape[d + 1:]
-    a = Tensor._empty(shape, self._dtype, self._device, self._stride)
-    b = Tensor._empty(shape, self._dtype, self._device, self._stride)
-    meta = _pw.binary_meta(a, b)
+@impl("smooth_l1_loss", "CPU", "Meta")
+def smooth_l1_loss(self: Tensor, target: Tensor, reduction: int = _REDUCTION_MEAN, beta: float = 1.0) -> Tensor:
+    """Elementwise over (self, target) broadcast together, then the mean or sum (a 0-dim result)."""
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    meta = _pw.binary_meta(self, target)
+    dtype = meta.dtype
+    _pw._require_dtype("smooth_l1_cpu", dtype, self, _pw._is_float)
+    if reduction != _REDUCTION_NONE:
+        meta = TensorMeta((), (), dtype)
 
     def compute() -> Any:
-        first, second = _halves(_pw._operand(self, self._dtype), d, half)
-        return first * (1 / (1 + np.exp(-second)))
+        op = _pw._opmath(dtype)
+        loss = _smooth_l1_values(np_operand(self, op), np_operand(target, op), beta)
+        if reduction == _REDUCTION_MEAN:
+            return np.asarray(loss.mean() if loss.size else np.nan, dtype=op.np_dtype)
+        if reduction == _REDUCTION_SUM:
+            return np.asarray(loss.sum(), dtype=op.np_dtype)
+        return loss
 
     return _pw._run(meta, self, compute)
 
 
-@impl("glu_backward", "CPU", "Meta")
-def glu_backward(grad_output: Tensor, self: Tensor, dim: int) -> Tensor:
-    """``cat([sigmoid(b) * grad, (1 - sigmoid(b)) * sigmoid(b) * a * grad], dim)`` into a contiguous tensor."""
-    d, half = _glu_dim(self, dim)
-    _same_dtype(self._dtype, grad_output)
-    _pw._require_dtype("glu_backward_cpu", self._dtype, self, _pw._is_float)
-    broadcast_shapes(self._shape[:d] + (half,) + self._shape[d + 1:], grad_output._shape)
-    meta = TensorMeta(self._shape, contiguous_strides(self._shape), self._dtype)
+@impl("smooth_l1_loss_backward", "CompositeExplicitAutograd")
+def smooth_l1_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reduction: int, beta: float) -> Tensor:
+    """``x = self - target``: ``x <= -beta ? -norm * grad : x >= beta ? norm * grad : norm * x * grad / beta`` into
+    ``zeros_like(self, contiguous_format)`` (norm: 1 / numel for a mean); ``beta <= 0`` is l1_loss_backward."""
+    norm = 1.0 / max(self.numel(), 1) if reduction == _REDUCTION_MEAN else 1.0
+    if self.numel() == 0 and reduction == _REDUCTION_MEAN:
+        norm = float("inf")
+    if beta <= 0:
+        dtype = _dt_result(grad_output, self, target)
+        meta = _pw.iter_meta((self, target, grad_output), dtype)
+
+        def l1() -> Any:
+            op = _pw._opmath(dtype)
+            x = np_operand(self, op) - np_operand(target, op)
+            return np.sign(x) * np_operand(grad_output, op) * op.np_dtype.type(norm)
+
+        return _pw._run(meta, self, l1)
+    common = _dt_result(self, target, grad_output)
+    out_dtype = self._dtype
+    shape = broadcast_shapes(broadcast_shapes(self._shape, target._shape), grad_output._shape)
+    # the output zeros_like(self) is resized to the broadcast shape when that is larger (as TensorIterator does)
+    check_inplace(Tensor._empty(shape, out_dtype, self._device, contiguous_strides(shape)), shape, common)
+    meta = TensorMeta(shape, contiguous_strides(shape), out_dtype)
 
     def compute() -> Any:
-        op = _pw._opmath(self._dtype)
-        first, second = _halves(_pw.np_operand(self, op), d, half)
-        g = _pw.np_operand(grad_output, op)
-        sig = 1 / (1 + np.exp(-second))
-        return np.concatenate([np.broadcast_to(sig * g, first.shape),
-                               np.broadcast_to((1 - sig) * sig * first * g, first.shape)], axis=d)
+        op = _pw._opmath(common)
+        x = np_operand(self, op) - np_operand(target, op)
+        g = np_operand(grad_output, op)
+        n, b = op.np_dtype.type(norm), op.np_dtype.type(beta)
+        return np.broadcast_to(np.where(x <= -b, -n * g, np.where(x >= b, n * g, n * x * g / b)), shape)
 
     return _pw._run(meta, self, compute)
 
 
-@impl("threshold", "CPU", "Meta")
-def threshold(self: Tensor, threshold: Any, value: Any) -> Tensor:
-    """``x <= threshold ? value : x`` (both bounds in self's dtype)."""
-    dtype = self._dtype
-    _pw._require_dtype("threshold_cpu", dtype, self, _pw._not_bool)
-
-    def compute() -> Any:
-        x = _pw._operand(self, dtype)
-        return np.where(x <= _scalar(threshold, dtype, x), _scalar(value, dtype, x), x)
-
-    return _pw._run(_pw.unary_meta(self), self, compute)
+REDUCTION_NONE, REDUCTION_MEAN, REDUCTION_SUM = 0, 1, 2
 
 
-hardsigmoid_ = impl("hardsigmoid_", "CPU", "Meta")(_inplace_from(hardsigmoid, "hardsigmoid_"))
-threshold_ = impl("threshold_", "CPU", "Meta")(_inplace_from(threshold, "threshold_"))
-clamp_min__tensor = impl("clamp_min_.Tensor", "CPU", "Meta")(_inplace_from(_clamp_min_tensor, "clamp_min_"))
+# --- mse_loss -----------------------------------------------------------------------------------------
 
 
-@impl("clamp_min_", "CPU", "Meta")
-def clamp_min_(self: Tensor, min: Any) -> Tensor:  # noqa: A002 - the schema's name
-    """``clamp_(self, min)``: the same meta checks as clamp_."""
-    from .pointwise_more import clamp_
-
-    return clamp_(self, min, None)
-
-
-@impl("add_.Scalar", "CompositeExplicitAutograd")
-def add__scalar(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
-    """``add_.Tensor`` with the wrapped number."""
-    return _pw.add__tensor(self, other, alpha=alpha)
+def _check_reduction(reduction: int) -> None:
+    if reduction not in (REDUCTION_NONE, REDUCTION_MEAN, REDUCTION_SUM):
+        raise RuntimeError(
+            "reduction == Reduction::Mean || reduction == Reduction::Sum INTERNAL ASSERT FAILED at "
+            '"/__w/pytorch/pytorch/aten/src/ATen/native/Loss.cpp":97, please report a bug to PyTorch. '
+        )
 
 
-# --- rms_norm, cosine_similarity (CompositeImplicitAutograd) ----------------------------------------------------------
+@impl("mse_loss", "CPU", "Meta")
+def mse_loss(self: Tensor, target: Tensor, reduction: int = REDUCTION_MEAN) -> Tensor:
+    broadcast_shapes(self._shape, target._shape)  # the shape check (PyTorch's error) comes first
+    d = _dt.result_type(self, target)
+    _check_reduction(reduction)
+    if not _is_float(d) and not is_meta(self):
+        raise not_implemented("mse_cpu", d)
+    if reduction == REDUCTION_NONE:
+        meta = iter_meta((self, target), d)  # inputs cast to d first, as TensorIterator does on CPU
+    else:
+        meta = TensorMeta((), (), d)
+
+    def compute() -> np.ndarray:
+        diff = self._data.astype(d.np_dtype, copy=False) - target._data.astype(d.np_dtype, copy=False)
+        loss = diff * diff
+        if reduction == REDUCTION_NONE:
+            return loss
+        total = np.sum(loss, dtype=np.float64)
+        if reduction == REDUCTION_SUM:
+            return total
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return total / loss.size if loss.size else np.float64(np.nan)
+
+    return materialize(meta, compute, self)
 
 
-def _check_rms_norm_inputs(input: Tensor, normalized_shape: list[int], weight: Tensor | None) -> None:  # noqa: A002
-    if len(normalized_shape) < 1:
-        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-                           f"element, but got normalized_shape = {list(normalized_shape)}")
-    if weight is not None and list(weight._shape) != list(normalized_shape):
-        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
-                           f"{list(weight._shape)} and normalized_shape = {list(normalized_shape)}")
-    n = len(normalized_shape)
-    if input.dim() < n or list(input._shape[input.dim() - n:]) != list(normalized_shape):
-        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-                           f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size"
-                           f"{list(input._shape)}")
+@impl("mse_loss_backward", "CPU", "Meta")
+def mse_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
+    shape = broadcast_shapes(self._shape, target._shape, grad_output._shape)
+    common = _dt.result_type(self, target, grad_output)
+    if not _can_cast(common, self._dtype):
+        raise RuntimeError(
+            f"result type {scalar_type_name(common)} can't be cast to the desired output type "
+            f"{scalar_type_name(self._dtype)}"
+        )
+    meta = TensorMeta(shape, contiguous_strides(shape), self._dtype)
 
+    def compute() -> np.ndarray:
+        cd = common.np_dtype
+        norm = 2.0 / self.numel() if reduction == REDUCTION_MEAN and self.numel() else 2.0
+        a, b, g = (t._data.astype(cd, copy=False) for t in (self, target, grad_output))
+        return np.broadcast_to(cd.type(norm) * (a - b) * g, shape)
 
-@impl("rms_norm", "CompositeImplicitAutograd")
-def rms_norm(input: Tensor, normalized_shape: list[int], weight: Tensor | None = None,  # noqa: A002
-             eps: float | None = None) -> Tensor:
-    """layer_norm.cpp: in opmath (float32 for half precision), ``x * rsqrt(mean(x ** 2, last dims, keepdim)
-    .add_(eps))``, times weight, made contiguous, back to input's dtype; eps defaults to the opmath dtype's
-    epsilon."""
-    aten = _aten()
-    _check_rms_norm_inputs(input, list(normalized_shape), weight)
-    dtype = input._dtype
-    if not (dtype.is_floating_point or dtype.is_complex):
-        raise NotImplementedError(f'"rms_norm" not implemented for \'{scalar_type_name(dtype)}\'')
-    op = _pw._opmath(dtype)
-    dims = [input.dim() - i - 1 for i in range(len(normalized_shape))]
-    upcast = aten._to_copy.default(input, dtype=op) if op is not dtype else input
-    eps_value = float(np.finfo(op.np_dtype).eps) if eps is None else float(op.np_dtype.type(eps))
-    rsqrt = aten.rsqrt.default(aten.add_.Scalar(aten.mean.dim(aten.pow.Tensor_Scalar(upcast, 2), dims, True),
-                                                eps_value))
-    result = aten.mul.Tensor(upcast, rsqrt)
-    if weight is not None:
-        result = aten.mul.Tensor(result, weight)
-    if not result._contiguous:  # ``result.contiguous()``
-        result = aten.clone.default(result, memory_format=contiguous_format)
-    if result._dtype is not dtype:
-        result = aten._to_copy.default(result, dtype=dtype, layout=strided, device=input._device)
-    return result
-
-
-@impl("cosine_similarity", "CompositeImplicitAutograd")
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """Distance.cpp: each input divided by its norm along dim (cloned, clamped to eps without grad), then the
-    product summed along dim; integer inputs converted to the common dtype, both expanded to one shape."""
-    aten = _aten()
-    common = _dtypes.result_type(x1, x2)
-    if not common.is_floating_point:
-        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
-                           f"{scalar_type_name(common)}")
-    if not (x1._dtype.is_floating_point or x1._dtype.is_complex):
-        x1 = aten._to_copy.default(x1, dtype=common)
-    if not (x2._dtype.is_floating_point or x2._dtype.is_complex):
-        x2 = aten._to_copy.default(x2, dtype=common)
-    if x1._shape != x2._shape:  # expand_outplace: both expanded when the sizes differ (x2 first, as C++ runs)
-        shape = list(broadcast_shapes(x1._shape, x2._shape))
-        x2 = aten.expand.default(x2, shape)
-        x1 = aten.expand.default(x1, shape)
-    x1_norm = aten.clone.default(aten.linalg_vector_norm.default(x1, 2, [dim], True))
-    x2_norm = aten.clone.default(aten.linalg_vector_norm.default(x2, 2, [dim], True))
-    grad_enabled = per_thread.s.grad_enabled  # at::NoGradGuard: a C++ guard, never recorded by a trace
-    per_thread.s.grad_enabled = False
-    try:
-        eps_t = aten.scalar_tensor.default(eps, dtype=x1_norm.dtype, device=x1_norm.device)
-        aten.clamp_min_.Tensor(x1_norm, eps_t)
-        aten.clamp_min_.Tensor(x2_norm, eps_t)
-    finally:
-        per_thread.s.grad_enabled = grad_enabled
-    second = aten.div.Tensor(x2, x2_norm)  # C++ evaluates the right operand of ``*`` first
-    return aten.sum.dim_IntList(aten.mul.Tensor(aten.div.Tensor(x1, x1_norm), second), [dim])
+    return materialize(meta, compute, self)

@@ -1,0 +1,159 @@
+"""``matmul`` and ``linear``: the CompositeImplicitAutograd products that pick ``mm`` / ``bmm`` / ``mv`` / ``addmm``.
+
+Corresponds to aten/src/ATen/native/LinearAlgebra.cpp (``_matmul_impl``: vector / matrix cases, folding the batch
+dims of the larger operand into rows, else broadcasting and flattening the batch dims for ``bmm``) and Linear.cpp
+(``linear``: ``t`` + ``addmm`` for 2-d inputs with a bias, ``matmul`` (+ ``add``) otherwise). Each kernel calls,
+through the dispatcher, exactly the aten ops PyTorch's kernel calls, in the same order and with the same arguments;
+with a dispatch mode active (``is_tensor_subclass_like``) ``matmul`` squeezes a size-1 batch dim and ``linear``
+adds its bias out of place, as PyTorch does.
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from .composite import _op, _prod, is_tensor_subclass_like
+from .kernel_registry import impl
+from .meta_utils import broadcast_shapes
+
+# --- matmul (LinearAlgebra.cpp _matmul_impl) ----------------------------------------------------------
+
+
+def _mT(t: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
+    return _op("transpose.int")(t, -2, -1)
+
+
+def _should_fold(tensor1: Tensor, tensor2: Tensor) -> bool:
+    """Whether matmul can fold the larger operand into a matrix and use mm/mv instead of bmm."""
+    tensor1_larger = tensor1.dim() >= tensor2.dim()
+    t1 = tensor1 if tensor1_larger else _mT(tensor2)  # NB: PyTorch really computes this transpose
+    dim_t1 = t1.dim()
+    dim_t2 = tensor2.dim() if tensor1_larger else tensor1.dim()
+    if not (dim_t1 >= 3 and dim_t2 <= 2):
+        return False
+    t2_requires_grad = tensor2.requires_grad if tensor1_larger else tensor1.requires_grad
+    if t2_requires_grad:
+        return True
+    if tensor1.dim() == 2:
+        return False
+    if t1.numel() == 0:
+        return True
+    shape, stride = t1._shape, t1._stride
+    for i in range(dim_t1 - 2):
+        if stride[i] != stride[i + 1] * shape[i + 1]:
+            return False
+    return True
+
+
+def _squeeze_inplace(t: Tensor, dim: int) -> Tensor:
+    return _op("squeeze_.dim")(t, dim)
+
+
+def _matmul_impl(tensor1: Tensor, tensor2: Tensor) -> Tensor:
+    dim1, dim2 = tensor1.dim(), tensor2.dim()
+    if dim1 == 0 or dim2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D")
+    if dim1 == 1 and dim2 == 1:
+        return _op("dot")(tensor1, tensor2)
+    if dim1 == 2 and dim2 == 1:
+        return _op("mv")(tensor1, tensor2)
+    if dim1 == 1 and dim2 == 2:
+        return _squeeze_inplace(_op("mm")(_op("unsqueeze")(tensor1, 0), tensor2), 0)
+    if dim1 == 2 and dim2 == 2:
+        return _op("mm")(tensor1, tensor2)
+    if _should_fold(tensor1, tensor2):
+        return _matmul_folded(tensor1, tensor2)
+    return _matmul_batched(tensor1, tensor2)
+
+
+def _matmul_folded(tensor1: Tensor, tensor2: Tensor) -> Tensor:
+    """Fold the batch dims of the larger operand into rows: one mm / mv and an _unsafe_view."""
+    dim1, dim2 = tensor1.dim(), tensor2.dim()
+    transpose = dim2 > dim1
+    t1 = _mT(tensor2) if transpose else tensor1
+    t2 = (_op("t")(tensor1) if dim1 == 2 else tensor1) if transpose else tensor2
+    sizes1 = t1._shape
+    output_shape = list(sizes1[:-1])
+    folded_dim1 = _prod(output_shape)
+    t2_is_matrix = t2.dim() == 2
+    if t2_is_matrix:
+        output_shape.append(t2._shape[1])
+    t1_folded = _op("reshape")(t1, [folded_dim1, sizes1[-1]])
+    if t2_is_matrix:
+        output = _op("_unsafe_view")(_op("mm")(t1_folded, t2), output_shape)
+        return _op("contiguous")(_mT(output)) if transpose else output
+    return _op("_unsafe_view")(_op("mv")(t1_folded, t2), output_shape)
+
+
+def _matmul_batched(tensor1: Tensor, tensor2: Tensor) -> Tensor:
+    """Broadcast the batch dims, flatten them into one, and use bmm."""
+    dim1, dim2 = tensor1.dim(), tensor2.dim()
+    sizes1, sizes2 = tensor1._shape, tensor2._shape
+    n = sizes1[-2] if dim1 > 1 else 1
+    m1 = sizes1[-1]
+    batch1 = sizes1[: max(dim1 - 2, 0)]
+    m2 = sizes2[-2] if dim2 > 1 else sizes2[0]
+    p = sizes2[-1] if dim2 > 1 else 1
+    batch2 = sizes2[: max(dim2 - 2, 0)]
+    if dim1 == 3 and dim2 == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and (tensor1.requires_grad or is_tensor_subclass_like(tensor1)):
+            return _matmul_impl(_op("squeeze.dim")(tensor1, 0), tensor2)
+        if batch2[0] == 1 and (tensor2.requires_grad or is_tensor_subclass_like(tensor2)):
+            return _matmul_impl(tensor1, _op("squeeze.dim")(tensor2, 0))
+    output_shape = list(broadcast_shapes(batch1, batch2))
+    expand_batch_product = _prod(output_shape)
+    reshape, expand = _op("reshape"), _op("expand")
+    tensor1_expanded = reshape(expand(tensor1, output_shape + [n, m1]), [expand_batch_product, n, m1])
+    vector_rhs = dim2 == 1
+    tensor2_expanded = expand(tensor2, output_shape + ([m2] if vector_rhs else [m2, p]))
+    if vector_rhs:
+        tensor2_expanded = _op("unsqueeze")(reshape(tensor2_expanded, [expand_batch_product, m2]), 2)
+    else:
+        tensor2_expanded = reshape(tensor2_expanded, [expand_batch_product, m2, p])
+    if dim1 > 1:
+        output_shape.append(n)
+    if dim2 > 1:
+        output_shape.append(p)
+    out = _op("bmm")(tensor1_expanded, tensor2_expanded)
+    if vector_rhs:
+        out = _op("squeeze.dim")(out, -1)
+    return _op("_unsafe_view")(out, output_shape)
+
+
+@impl("matmul", "CompositeImplicitAutograd")
+def matmul(self: Tensor, other: Tensor) -> Tensor:
+    return _matmul_impl(self, other)
+
+
+# --- linear (Linear.cpp) -----------------------------------------------------------------------------
+
+
+def _flatten_nd_linear(input: Tensor, weight: Tensor, bias: Tensor) -> Tensor:  # noqa: A002
+    sizes = input._shape
+    inp = _op("reshape")(input, [_prod(sizes[:-1]), sizes[-1]])
+    result = _op("addmm")(bias, inp, _op("t")(weight))
+    return _op("view")(result, [*sizes[:-1], result._shape[1]])
+
+
+@impl("linear", "CompositeImplicitAutograd")
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    input_dim, weight_dim = input.dim(), weight.dim()
+    if input_dim == 0 or weight_dim == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {input_dim}D and {weight_dim}D"
+        )
+    if input_dim == 2 and bias is not None:
+        return _op("addmm")(bias, input, _op("t")(weight))
+    fusable = (
+        bias is not None
+        and (bias.dim() == 1 or _op("squeeze")(bias).dim() == 1)
+        and bias._contiguous
+    )
+    if fusable and input._contiguous:
+        return _flatten_nd_linear(input, weight, bias)
+    output = _op("matmul")(input, _op("t")(weight))
+    if bias is not None:
+        if is_tensor_subclass_like(bias):
+            output = _op("add.Tensor")(output, bias)
+        else:
+            output = _op("add_.Tensor")(output, bias)
+    return output
