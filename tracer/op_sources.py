@@ -135,8 +135,7 @@ def _made_at(fn: Any, name: str) -> str | None:
         re.compile(rf"['\"]{word}['\"]"),
     )
     try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.readlines()
+        lines = _lines(path)
     except OSError:
         return location
     for pattern in patterns:
@@ -161,10 +160,32 @@ def _kernel_location(op: OpOverload, key: DispatchKey, fn: Any) -> str | None:
     return f"{_relpath(path)}:{site[1]}" if path else location
 
 
+@functools.cache
+def _lines(path: str) -> tuple[str, ...]:
+    """A source file's lines (read once per process: ``where`` over every op reads the same files)."""
+    with open(path, encoding="utf-8") as f:
+        return tuple(f.readlines())
+
+
 def _module_line(module: str) -> str:
     """``file:1`` of a module (where nothing better is known)."""
     path = inspect.getsourcefile(__import__(module, fromlist=["_"]))
     return f"{_relpath(path)}:1" if path else module
+
+
+def _formula_location(name: str, backward: Any) -> str:
+    """Where a derivative formula is: its ``def`` when that is in the module that registered it, else the
+    registering line (an in-place op whose formula is its out-of-place op's, a formula made by a helper)."""
+    from dispatcher.autograd.function import DERIVATIVE_SITES
+
+    location = _source_of(backward)
+    site = DERIVATIVE_SITES.get(name)
+    if site is None:
+        return location or "?"
+    path = inspect.getsourcefile(__import__(site[0], fromlist=["_"]))
+    if path is None or (location is not None and location.rsplit(":", 1)[0] == _relpath(path)):
+        return location or "?"
+    return f"{_relpath(path)}:{site[1]}"
 
 
 def _defined_in_layer(name: str, folders: tuple[str, ...], only: str | None = None) -> str | None:
@@ -177,8 +198,7 @@ def _defined_in_layer(name: str, folders: tuple[str, ...], only: str | None = No
         directory = os.path.join(_ROOT, folder)
         for file in sorted(os.listdir(directory)):
             if file.endswith(".py") and only in (None, file):
-                with open(os.path.join(directory, file), encoding="utf-8") as f:
-                    texts.append((f"{folder}/{file}", f.readlines()))
+                texts.append((f"{folder}/{file}", _lines(os.path.join(directory, file))))
     for pattern in patterns:
         for path, lines in texts:
             for number, text in enumerate(lines, 1):
@@ -201,10 +221,9 @@ def _listing_line(op: OpOverload) -> str | None:
     if path is None:
         return None
     needle = f'OpDef("{op._opname}{"." + op._overload_name_raw if op._overload_name_raw else ""}('
-    with open(path, encoding="utf-8") as f:
-        for number, text in enumerate(f, 1):
-            if needle in text:
-                return f"{_relpath(path)}:{number}"
+    for number, text in enumerate(_lines(path), 1):
+        if needle in text:
+            return f"{_relpath(path)}:{number}"
     return None
 
 
@@ -225,7 +244,7 @@ def family_of(op: Any) -> str | None:
     for key in (DispatchKey.CPU, DispatchKey.CompositeExplicitAutograd, DispatchKey.CompositeImplicitAutograd,
                 DispatchKey.Meta):
         for kernel in op.kernels.get(key, ()):
-            location = _source_of(kernel.fn) if kernel.fn is not None else None
+            location = _kernel_location(op, key, kernel.fn) if kernel.fn is not None else None
             if location and (family := family_of_file(location)):
                 return family
     return None
@@ -281,14 +300,17 @@ def _kernel_pieces(op: OpOverload) -> list[Piece]:
         location = _kernel_location(op, key, kernel.fn) or kernel.debug
         if key in (DispatchKey.Autograd, DispatchKey.AutogradCPU) and _name_of(kernel.fn).startswith("autograd_kernel"):
             continue  # the generic autograd kernel: the formula below says where the op's derivative is
-        pieces.append(Piece("kernel", key.name, location, _name_of(kernel.fn)))
+        kind = "autograd" if key == DispatchKey.Autograd else "kernel"
+        pieces.append(Piece(kind, key.name, location, _name_of(kernel.fn)))
     name = op.name().split("::", 1)[1] if op.namespace == "aten" else op.name()
     formula = DERIVATIVES.get(name)
     if formula is not None:
-        pieces.append(Piece("autograd", formula.node_name, _source_of(formula.backward) or "?",
+        pieces.append(Piece("autograd", formula.node_name, _formula_location(name, formula.backward),
                             _name_of(formula.backward)))
     for key, fn in op.py_kernels.items():
-        pieces.append(Piece("kernel", f"py_impl({getattr(key, 'name', key)})", _source_of(fn) or "?", _name_of(fn)))
+        # py_impl kernels run under the Python dispatcher: Python decompositions overriding the op's kernel
+        pieces.append(Piece("decomposition", f"py_impl({getattr(key, 'name', key)})", _source_of(fn) or "?",
+                            _name_of(fn)))
     return pieces
 
 
@@ -296,17 +318,26 @@ def _decomposition_pieces(op: OpOverload) -> list[Piece]:
     from .decompositions import core_aten_decompositions, global_decomposition_table
 
     pieces = []
+    from .decompositions.registry import DECOMPOSITION_SITES
+
     fn = global_decomposition_table.get(op)
     if fn is not None:
-        pieces.append(Piece("decomposition", "decomposition table", _source_of(fn) or "?", _name_of(fn)))
+        location = _source_of(fn)
+        site = DECOMPOSITION_SITES.get(op)
+        if site is not None:  # made by a helper in another file: the line that registered it
+            path = inspect.getsourcefile(__import__(site[0], fromlist=["_"]))
+            if path is not None and (location is None or location.rsplit(":", 1)[0] != _relpath(path)):
+                location = f"{_relpath(path)}:{site[1]}"
+        pieces.append(Piece("decomposition", "decomposition table", location or "?", _name_of(fn)))
     core = core_aten_decompositions().get(op)
-    if core is not None and core is not fn:
+    if core is not None and core is fn:
+        pieces[-1].label = "table, core-aten"
+    elif core is not None:
         # a CIA op's own decomposition: the table entry runs the op's CompositeImplicitAutograd kernel
         cia = op.kernels.get(DispatchKey.CompositeImplicitAutograd)
         target = cia[-1].fn if cia else core
-        pieces.append(Piece("decomposition", "core-aten (CIA kernel)", _source_of(target) or "?", _name_of(target)))
-    elif core is not None:
-        pieces.append(Piece("decomposition", "core-aten", _source_of(core) or "?", _name_of(core)))
+        location = _kernel_location(op, DispatchKey.CompositeImplicitAutograd, target) if cia else _source_of(core)
+        pieces.append(Piece("decomposition", "core-aten (CIA kernel)", location or "?", _name_of(target)))
     return pieces
 
 
@@ -359,8 +390,11 @@ def where(op: Any) -> list[OpSources]:
         family = family_of(overload)
         sources = OpSources(overload, family)
         schema_at = _listing_line(overload) if overload.namespace == "aten" else None
-        sources.pieces.append(Piece("schema", "listing" if schema_at else "Library.define",
-                                    schema_at or overload._schema_debug.removeprefix("registered at ")))
+        defined_at = overload._schema_debug.removeprefix("registered at ")
+        if not schema_at and ":" in defined_at:
+            path, _, line = defined_at.rpartition(":")
+            defined_at = f"{_relpath(path)}:{line}"
+        sources.pieces.append(Piece("schema", "listing" if schema_at else "Library.define", schema_at or defined_at))
         sources.pieces += _kernel_pieces(overload)
         sources.pieces += _decomposition_pieces(overload)
         sources.pieces += _surface_pieces(overload)

@@ -18,6 +18,7 @@ aten ops (never NumPy), so that backward passes go through the dispatcher too.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,6 +94,9 @@ def _geometry(value: Any) -> Any:
 
 
 DERIVATIVES: dict[str, Derivative] = {}
+#: op name -> (module, line) of the module-level code that registered its formula (an ``inplace_of`` line
+#: names the in-place op's family file, where the formula's ``def`` is its out-of-place op's): for ``where``
+DERIVATIVE_SITES: dict[str, tuple[str, int]] = {}
 
 
 class BackwardContext:
@@ -155,9 +159,9 @@ NON_DIFFERENTIABLE = frozenset({
     "ones_like", "full_like", "rand_like", "randn_like", "new_zeros", "new_ones", "new_empty", "new_full",
     "new_empty_strided", "isnan", "logical_and", "logical_and_", "logical_or", "logical_or_", "_efficientzerotensor",
     "bitwise_and.Tensor", "empty_permuted",
-    "isinf", "bitwise_or.Tensor",  # ops_a batch
-    "logical_not_",  # ops_c batch
-    "logical_xor", "logical_xor_", "signbit",  # pw batch
+    "isinf", "bitwise_or.Tensor",
+    "logical_not_",
+    "logical_xor", "logical_xor_", "signbit",
 })
 
 
@@ -458,6 +462,15 @@ def _aten_clone(t: Any) -> Any:
     return namespace("aten").clone.default(t)
 
 
+def module_site() -> tuple[str, int]:
+    """(module, line) of the module-level code running now: the line that asked for a registration, also when a
+    helper (``inplace_of``, a loop body) made the call."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "?"), frame.f_lineno
+
+
 def derivative(
     op_name: str,
     node_name: str,
@@ -476,7 +489,10 @@ def derivative(
     gradients for it (or None). A Tensor[] output (``unbind``) gives the node one output per tensor.
     """
 
+    site = module_site()
+
     def register(fn: Callable[..., Sequence[Any]]) -> Callable[..., Sequence[Any]]:
+        DERIVATIVE_SITES[op_name] = site
         DERIVATIVES[op_name] = Derivative(
             op_name, node_name, tuple(inputs), fn, tuple(save_inputs), tuple(save_outputs),
             tuple(non_differentiable_outputs), save_meta=tuple(save_meta), clone_self_for=tuple(clone_self_for),

@@ -13,6 +13,7 @@ is a post-autograd one, so there is a single table.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -40,6 +41,18 @@ def _flatten(op_or_ops: Any) -> list[OpOverload]:
     return overloads_of(op_or_ops)
 
 
+#: OpOverload -> (module, line) of the module-level code that registered its decomposition (``dispatchkit where``
+#: reads it: a decomposition made by a helper, e.g. an in-place form, is defined in the helper's file)
+DECOMPOSITION_SITES: dict[OpOverload, tuple[str, int]] = {}
+
+
+def _module_site() -> tuple[str, int]:
+    frame = sys._getframe(2)
+    while frame.f_back is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "?"), frame.f_lineno
+
+
 def register_decomposition(op_or_ops: Any, registry: dict | None = None,
                            ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: register ``fn`` as the decomposition of ``op_or_ops`` in ``registry`` (default: the global table).
@@ -49,12 +62,15 @@ def register_decomposition(op_or_ops: Any, registry: dict | None = None,
     """
     target = global_decomposition_table if registry is None else registry
     ops = _flatten(op_or_ops)
+    site = _module_site()
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         for op in ops:
             if op in target:
                 raise RuntimeError(f"duplicate registrations for {op}")
             target[op] = fn
+            if target is global_decomposition_table:
+                DECOMPOSITION_SITES[op] = site
         return fn
 
     return register

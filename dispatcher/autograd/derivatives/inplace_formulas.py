@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..function import DERIVATIVES, Derivative
+from ..function import DERIVATIVE_SITES, DERIVATIVES, Derivative, module_site
 
 
 def _delegate(out_of_place: str) -> Callable[..., Sequence[Any]]:
@@ -41,6 +41,7 @@ def inplace_of(op_name: str, out_of_place: str, clone_self_for: Sequence[int] = 
     d = DERIVATIVES[out_of_place]
     if "self" in d.save_inputs and not clone_self_for:
         raise ValueError(f"{op_name}: the formula of {out_of_place} reads self; say which inputs need its original")
+    DERIVATIVE_SITES[op_name] = module_site()
     DERIVATIVES[op_name] = Derivative(
         op_name, node_name or d.node_name, d.inputs, _delegate(out_of_place),
         tuple(n for n in d.save_inputs if n != "self"), d.save_outputs, d.non_differentiable_outputs,
