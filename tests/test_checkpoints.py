@@ -196,7 +196,7 @@ def _hostile_corpus(sentinel: Path) -> dict[str, tuple[bytes, type, str]]:
     """name -> (file bytes, the exception, a fragment of its message)."""
     touch = f"touch {sentinel}"
     evil_eval = f"open({str(sentinel)!r}, 'w').write('pwned')"
-    bomb = b"\0" * (64 << 20)  # 64 MiB of zeros: deflates to ~64 KiB
+    bomb = b"\0" * (16 << 20)  # 16 MiB of zeros: deflates to ~16 KiB
     return {
         "os_system_reduce": (_checkpoint(pickle.dumps(_Reduce(os.system, touch), protocol=2)),
                              pickle.UnpicklingError, "whose module posix is blocked"),
