@@ -190,4 +190,17 @@ from . import _C  # noqa: E402, F401  (torch._C's private names: _EnablePythonDi
 __all__ += ["optim", "ScriptObject"]
 from . import optim  # noqa: E402
 from .script_object import ScriptObject  # noqa: E402
+
 # --- end nn modules / optim exports ---
+
+# --- training utilities (generators, NumPy interop, checkpoints: dispatcher/serialization/) ---
+__all__ += ["Generator", "default_generator", "get_rng_state", "initial_seed", "load", "random", "save", "seed",
+            "serialization", "set_rng_state"]
+from . import numpy_interop as _numpy_interop  # noqa: E402
+from . import random, serialization  # noqa: E402
+from .random import Generator, get_rng_state, initial_seed, seed, set_rng_state  # noqa: E402
+from .serialization import load, save  # noqa: E402
+
+default_generator = random.default_generator()  #: the process-wide CPU generator (``torch.default_generator``)
+_numpy_interop.install(Tensor, from_numpy, as_tensor)
+# --- end training utilities ---

@@ -179,6 +179,19 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _aten().lift_fresh.default(_wrap_numpy(array))
 
 
+_NOT_WRITABLE_WARNED: list[bool] = []
+
+
+def _warn_not_writable() -> None:
+    """PyTorch's TORCH_WARN_ONCE for a read-only array (once per process)."""
+    if not _NOT_WRITABLE_WARNED:
+        _NOT_WRITABLE_WARNED.append(True)
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This "
+                      "means writing to this tensor will result in undefined behavior. You may want to copy the array "
+                      "to protect its data or make it writable before converting it to a tensor. This type of warning "
+                      "will be suppressed for the rest of this program.", UserWarning, stacklevel=3)
+
+
 def _wrap_numpy(array: np.ndarray) -> Tensor:
     """The CPU tensor over ``array``'s memory (PyTorch's ``tensor_from_numpy``)."""
     if not isinstance(array, np.ndarray):
@@ -190,6 +203,8 @@ def _wrap_numpy(array: np.ndarray) -> Tensor:
             "currently supported. (You can probably work around this by making a copy of your array  with "
             "array.copy().) "
         )
+    if not array.flags.writeable:
+        _warn_not_writable()
     if array.size == 0:
         # PyTorch keeps NumPy's strides (0 for a freshly made empty array)
         stride = tuple(s // array.itemsize for s in array.strides)
@@ -201,8 +216,9 @@ def _wrap_numpy(array: np.ndarray) -> Tensor:
     base = array
     while isinstance(base.base, np.ndarray):
         base = base.base
-    storage = base.reshape(-1) if base.flags.c_contiguous else np.ascontiguousarray(array).reshape(-1)
-    if storage is not base.reshape(-1) and not base.flags.c_contiguous:
+    if base.flags.c_contiguous or base.flags.f_contiguous:  # the memory in order: a flat view of it (shared)
+        storage = base.reshape(-1, order="C" if base.flags.c_contiguous else "F")
+    else:
         return Tensor._from_numpy(np.ascontiguousarray(array), dt)
     offset = (array.__array_interface__["data"][0] - storage.__array_interface__["data"][0]) // array.itemsize
     stride = tuple(s // array.itemsize for s in array.strides)

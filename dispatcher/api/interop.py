@@ -22,6 +22,9 @@ def tolist(self: Tensor) -> Any:
 
 
 def numpy(self: Tensor, *, force: bool = False) -> Any:
+    if self._device.type != "cpu":
+        raise TypeError(f"can't convert {self._device.type} device type tensor to numpy. Use Tensor.cpu() to copy the "
+                        "tensor to host memory first.")
     if self._data is None:
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
     if self.requires_grad and not force:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .custom_function import Function, FunctionCtx, once_differentiable
 from .engine import run_backward
 from .function import DERIVATIVES, Derivative, autograd_kernel, derivative
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -158,4 +159,5 @@ __all__ = [
     "backward", "derivative", "enable_grad", "grad", "gradcheck", "gradgradcheck", "is_grad_enabled", "no_grad",
     "register_autograd_kernel", "set_grad_enabled",
     "inference_mode", "is_inference_mode_enabled",
+    "Function", "FunctionCtx", "once_differentiable",  # custom_function.py (torch/autograd/function.py)
 ]

@@ -9,11 +9,11 @@ the previous mode also when their body raises.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..tls import per_thread
+from .context_decorator import decorate
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -88,13 +88,7 @@ class _GradModeContext:
     def __call__(self, fn: F) -> F:
         mode_cls = type(self)
         args = self._ctor_args()
-
-        @functools.wraps(fn)
-        def wrapper(*a: Any, **k: Any) -> Any:
-            with mode_cls(*args):
-                return fn(*a, **k)
-
-        return wrapper  # type: ignore[return-value]
+        return decorate(lambda: mode_cls(*args), fn)  # type: ignore[return-value]
 
     def _ctor_args(self) -> tuple:
         return ()
@@ -103,13 +97,22 @@ class _GradModeContext:
         return type(self)(*self._ctor_args())
 
 
-class no_grad(_GradModeContext):  # noqa: N801 - PyTorch's name
+class _NoParamDecorator(_GradModeContext):
+    """Also usable bare: ``@no_grad`` as well as ``@no_grad()`` (``_NoParamDecoratorContextManager``)."""
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):  # noqa: N801 - PyTorch's name
     """Turn recording off for the body (or the decorated function)."""
 
     _mode = False
 
 
-class enable_grad(_GradModeContext):  # noqa: N801 - PyTorch's name
+class enable_grad(_NoParamDecorator):  # noqa: N801 - PyTorch's name
     """Turn recording on for the body (or the decorated function), e.g. inside ``no_grad``."""
 
     _mode = True

@@ -13,12 +13,12 @@ in place outside inference mode); values and graphs are the same, those refusals
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..tls import per_thread
+from .context_decorator import decorate
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -57,13 +57,7 @@ class inference_mode:  # noqa: N801 - PyTorch's name
 
     def __call__(self, fn: F) -> F:
         mode = self.mode
-
-        @functools.wraps(fn)
-        def wrapper(*a: Any, **k: Any) -> Any:
-            with inference_mode(mode):
-                return fn(*a, **k)
-
-        return wrapper  # type: ignore[return-value]
+        return decorate(lambda: inference_mode(mode), fn)  # type: ignore[return-value]
 
     def clone(self) -> inference_mode:
         return type(self)(self.mode)

@@ -1,0 +1,116 @@
+"""The pickler ``save`` uses: our tensors, sizes, dtypes and devices written under PyTorch's names.
+
+Corresponds to the saving half of torch/serialization.py (``_save``'s ``persistent_id``) and the
+``__reduce_ex__`` of ``torch.Tensor`` / ``nn.Parameter`` / ``torch.Size`` / ``torch.device``
+(PyTorch 2.13), so what we write is what PyTorch writes:
+
+* a tensor -> ``torch._utils._rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
+  OrderedDict())``; a Parameter -> ``torch._utils._rebuild_parameter(data, requires_grad, OrderedDict())``;
+* a storage -> the persistent id ``("storage", torch.FloatStorage, "<key>", "cpu", numel)``: keys
+  ``"0"``, ``"1"`` ... in order of first use; tensors sharing memory (views) share one storage, written
+  once, so they share it again after loading;
+* ``torch.Size`` / ``torch.device`` -> their constructor with a tuple / a string; a dtype -> ``GLOBAL
+  torch.float32``; everything else as pickle does (protocol 2).
+
+It is pickle's pure-Python ``_Pickler`` with a ``reducer_override`` and one extra dispatch entry
+(``TorchGlobal``: write a ``GLOBAL`` without importing the module).
+"""
+
+from __future__ import annotations
+
+import collections
+import pickle
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Size, Tensor, device
+from .rebuild import TorchGlobal, storage_name
+
+__all__ = ["CheckpointPickler"]
+
+_REBUILD_TENSOR = TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter")
+_SIZE = TorchGlobal("torch", "Size")
+_DEVICE = TorchGlobal("torch", "device")
+
+
+class _StorageRef:
+    """A tensor's storage as the pickler meets it (turned into a persistent id)."""
+
+    __slots__ = ("flat", "dtype")
+
+    def __init__(self, flat: np.ndarray, dtype: Any) -> None:
+        self.flat, self.dtype = flat, dtype
+
+
+class _PlainData:
+    """A Parameter's data: pickled as a plain tensor over the same storage that does not require grad."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor = tensor
+
+
+class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined]
+    """Pickle ``obj`` for ``torch.save``; ``storages`` collects (key, bytes) of every storage met."""
+
+    dispatch = pickle._Pickler.dispatch.copy()  # type: ignore[attr-defined]
+
+    def __init__(self, file: Any, protocol: int = 2) -> None:
+        super().__init__(file, protocol)
+        self.storages: list[tuple[str, bytes]] = []
+        self._keys: dict[int, str] = {}
+        self._alive: list[Any] = []  # the flat arrays keyed by id, kept alive while pickling
+
+    def _save_torch_global(self, obj: TorchGlobal) -> None:
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+        self.memoize(obj)
+
+    dispatch[TorchGlobal] = _save_torch_global
+
+    def _save_dtype(self, obj: Any) -> None:
+        self.write(pickle.GLOBAL + f"torch\n{obj.name}\n".encode())
+        self.memoize(obj)
+
+    dispatch[_dt.dtype] = _save_dtype
+
+    def persistent_id(self, obj: Any) -> Any:
+        if obj.__class__ is not _StorageRef:
+            return None
+        flat = obj.flat
+        key = self._keys.get(id(flat))
+        if key is None:
+            key = self._keys[id(flat)] = str(len(self._keys))
+            self._alive.append(flat)
+            data = np.ascontiguousarray(flat)
+            if data.dtype.byteorder == ">":
+                data = data.astype(data.dtype.newbyteorder("<"))
+            self.storages.append((key, data.tobytes()))
+        return ("storage", TorchGlobal("torch", storage_name(obj.dtype)), key, "cpu", int(flat.size))
+
+    def reducer_override(self, obj: Any) -> Any:
+        cls = obj.__class__
+        if cls is _PlainData:
+            return self._tensor_reduce(obj.tensor, requires_grad=False)
+        if isinstance(obj, Tensor):
+            from ..nn.parameter import Parameter
+
+            if isinstance(obj, Parameter):
+                return _REBUILD_PARAMETER, (_PlainData(obj), obj.requires_grad, collections.OrderedDict())
+            return self._tensor_reduce(obj, obj.requires_grad)
+        if cls is Size:
+            return _SIZE, (tuple(obj),)
+        if cls is device:
+            return _DEVICE, (str(obj),)
+        return NotImplemented
+
+    def _tensor_reduce(self, t: Tensor, requires_grad: bool) -> Any:
+        if t._device.type != "cpu" or t._storage is None:
+            raise pickle.PicklingError(f"torch.save: cannot save a tensor on the {t._device.type} device (it has "
+                                       "no data); dispatchkit saves CPU tensors")
+        storage = _StorageRef(t._storage, t._dtype)
+        return _REBUILD_TENSOR, (storage, t._storage_offset, tuple(t._shape), tuple(t._stride), bool(requires_grad),
+                                 collections.OrderedDict())
