@@ -5,7 +5,10 @@ engine counts, for every node reachable from the roots, how many edges point at
 it; a node is *ready* when all of its gradients have arrived. Among ready
 nodes, the one with the highest sequence number (the most recently created)
 runs first, exactly PyTorch's ordering, and AccumulateGrad nodes run as soon as
-they are ready. Gradients arriving at the same input are summed through the
+they are ready. Right after a node runs, all the gradients it returned are fitted
+to their inputs (``validate_outputs``: summed to the input's shape, converted to
+its dtype), and only then added into the input buffers one by one. Gradients
+arriving at the same input are summed through the
 dispatcher (so a trace records it): with ``add_`` into the first one when nothing
 else can see it, else ``add`` (``_accumulate``, PyTorch's rule). ``autograd.grad`` captures the
 gradients of its inputs instead of accumulating into ``.grad``.
