@@ -317,12 +317,7 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> list[Tensor]:
 @impl("contiguous", "CompositeImplicitAutograd")
 def contiguous(self: Tensor, *, memory_format: Any = 0) -> Tensor:
     mf = _memory_format_code(memory_format)
-    if mf == _CHANNELS_LAST:
-        from .factories import _channels_last_strides
-
-        if self.dim() == 4 and self._stride == _channels_last_strides(self._shape):
-            return self
-    elif self._contiguous:
+    if self.is_contiguous(memory_format=_CONTIGUOUS_FORMAT if mf is None else mf):
         return self
     if mf == _PRESERVE_FORMAT:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
@@ -364,11 +359,9 @@ def sum_to_size(self: Tensor, size: list[int]) -> Tensor:
 
 
 def _suggest_memory_format(t: Tensor) -> int:
-    from .factories import _channels_last_strides
+    from ..memory_format import suggest_memory_format_code
 
-    if t.dim() == 4 and not t._contiguous and t._stride == _channels_last_strides(t._shape):
-        return _CHANNELS_LAST
-    return _CONTIGUOUS_FORMAT
+    return suggest_memory_format_code(t._shape, t._stride)
 
 
 def _to_impl(self: Tensor, dtype: Any, layout: Any, device: Any, pin_memory: Any, non_blocking: bool, copy: bool,

@@ -77,14 +77,9 @@ def memory_format_code(memory_format: Any) -> int:
 
 def _channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """Strides of channels_last (4-D) / channels_last_3d (5-D): C fastest, then W, H, (D), N."""
-    ndim = len(shape)
-    order = [1] + list(range(ndim - 1, 1, -1)) + [0]
-    out = [0] * ndim
-    acc = 1
-    for d in order:
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
+    from ..memory_format import channels_last_strides
+
+    return channels_last_strides(shape, 2 if len(shape) == 4 else 3)
 
 
 def like_strides(self: Tensor, memory_format: Any) -> tuple[int, ...]:
