@@ -344,6 +344,11 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
+        if _has_unrecognized_subclass(self.tracer.tensor_tracker, args, kwargs):
+            # a tensor subclass the tracer did not make and does not track: its own __torch_dispatch__ runs
+            # next (after the modes below), typically unwrapping it and calling the op again on what it holds,
+            # which comes back here (proxy_call's ``can_handle_tensor``)
+            return NotImplemented
         preserved = func in self.preserve
         decomp = None if preserved else self.decomposition_table.get(func)
         if decomp is not None:
@@ -411,6 +416,26 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                     tracer.constant_values[out] = func(*_constant_args(tracer, args),
                                                        **_constant_args(tracer, kwargs))
         return out
+
+
+#: tensor types the proxy mode handles untracked (an untracked one becomes a ``_tensor_constantN``): torch's
+#: ``HANDLED_TYPES``; any other Tensor subclass must be tracked, or the mode declines the op
+_HANDLED_TYPES = frozenset({Tensor, Parameter, FakeTensor})
+
+
+def _has_unrecognized_subclass(tracker: Any, args: tuple, kwargs: dict) -> bool:
+    """Is some tensor argument of a type the mode does not handle, and untracked? (one pass, hot)"""
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        cls = a.__class__
+        if cls in _HANDLED_TYPES or cls in _ATOMS:
+            continue
+        if cls is list or cls is tuple:
+            for e in a:
+                if e.__class__ not in _HANDLED_TYPES and isinstance(e, Tensor) and e not in tracker:
+                    return True
+        elif isinstance(a, Tensor) and a not in tracker:
+            return True
+    return False
 
 
 def _user_line() -> str:
