@@ -10,9 +10,11 @@ and a weak map from every tensor it has seen to the node that produced it. The
 * pre-dispatch (``pre_dispatch=True``) on the pre-dispatch stack, reached through the
   PreDispatch key with the Python dispatcher on, above autograd (``linear`` stays whole).
 
-For each op (``proxy_call``): a ``decomposition_table`` entry runs instead (traced, with the
-mode re-entered); post-dispatch, an op that still has a CIA kernel (autograd was skipped, e.g.
-inference_mode) is decomposed; otherwise a ``call_function`` node is emitted with tracked
+For each op (``proxy_call``): an argument of a tensor subclass the mode neither handles nor tracks
+makes it decline (``NotImplemented``: the subclass's ``__torch_dispatch__`` runs next); a
+``decomposition_table`` entry runs instead (traced, with the mode re-entered; an entry returning
+``NotImplemented`` declines, and the op goes on); post-dispatch, an op that still has a CIA kernel
+(autograd was skipped, e.g. inference_mode) is decomposed; otherwise a ``call_function`` node is emitted with tracked
 tensors replaced by their nodes (untracked ones become ``_tensor_constantN`` get_attr nodes,
 ``_param_constantN`` for Parameters; ``lift_fresh`` is recorded as ``lift_fresh_copy``), the op
 runs for real on the underlying tensors and its outputs are tracked (a tuple / list output gets a
@@ -353,7 +355,10 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         decomp = None if preserved else self.decomposition_table.get(func)
         if decomp is not None:
             with self:
-                return decomp(*args, **kwargs)
+                r = decomp(*args, **kwargs)
+            if r is not NotImplemented:
+                return r
+            # the decomposition declined this call (maybe_handle_decomp): the op goes on as if it had none
         aten = _aten()
         is_nonzero, lift_fresh, lift_fresh_copy = _HOT_OPS or _hot_ops()
         if func is is_nonzero:  # traced as (x != 0).item(): a data-dependent value (proxy_call)
