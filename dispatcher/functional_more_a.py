@@ -91,7 +91,9 @@ def _round_method(self: Tensor, decimals: int | None = None) -> Tensor:
 def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - torch's names
     """``clamp_.Tensor`` when a bound is a Tensor, else ``clamp_`` (as torch's parser picks)."""
     _check_tensor("clamp_", input)
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
+    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
+    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
+            and not isinstance(max, (int, float, complex)):
         return aten.clamp_.Tensor(input, min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -102,7 +104,9 @@ clip_ = clamp_
 
 
 def _clamp__method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
+    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
+    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
+            and not isinstance(max, (int, float, complex)):
         return aten.clamp_.Tensor(self, min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")

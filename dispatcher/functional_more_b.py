@@ -126,9 +126,9 @@ def _dtype_kw(dtype: Any) -> dict[str, Any]:
 
 
 def _int_dim(name: str, dim: Any) -> int:
-    if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
-    return dim
+    from .arg_parser import int_arg  # (a 0-dim integral tensor is read as its value, as the binding does)
+
+    return int_arg(dim, name, "dim")
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:  # noqa: A002
@@ -251,9 +251,9 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
     """``torch.baddbmm`` / ``Tensor.baddbmm``: ``beta * input + alpha * (batch1 @ batch2)``; scalars only when set."""
     kw: dict[str, Any] = {}
-    if not (beta == 1 and type(beta) is int):
+    if not (type(beta) is int and beta == 1):
         kw["beta"] = beta
-    if not (alpha == 1 and type(alpha) is int):
+    if not (type(alpha) is int and alpha == 1):
         kw["alpha"] = alpha
     return aten.baddbmm.default(input, batch1, batch2, **kw)
 

@@ -36,9 +36,11 @@ def _check_tensor(name: str, x: Any, arg: str = "input", pos: int = 0) -> None:
         raise TypeError(f"{name}(): argument '{arg}' (position {pos + 1}) must be Tensor, not {type(x).__name__}")
 
 
-def _check_int(name: str, value: Any, arg: str, pos: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be int, not {type(value).__name__}")
+def _check_int(name: str, value: Any, arg: str, pos: int) -> int:
+    """``value`` as the binding reads an int argument (a 0-dim integral tensor too), or its TypeError."""
+    from .arg_parser import int_arg
+
+    return int_arg(value, name, arg, pos)
 
 
 def _invalid(name: str, args: tuple) -> TypeError:
@@ -57,8 +59,8 @@ def _no_out(out: Any, name: str) -> None:
 def _diagonal_call(op: Any, name: str, head: list[Any], offset: Any, dim1: Any, dim2: Any, first: int) -> Tensor:
     """``op(*head, offset, dim1, dim2)`` with trailing defaults dropped; ``first``: the parser's position of
     ``offset`` (the Tensor method counts from after ``self``)."""
-    for k, (arg, v) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2))):
-        _check_int(name, v, arg, first + k)
+    offset, dim1, dim2 = (_check_int(name, v, arg, first + k)
+                          for k, (arg, v) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2))))
     return op(*head, *_strip([offset, dim1, dim2], [0, 0, 1]))
 
 
@@ -90,7 +92,7 @@ def diag(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:  # noq
 
 
 def _diag(input: Tensor, diagonal: Any, first: int) -> Tensor:  # noqa: A002
-    _check_int("diag", diagonal, "diagonal", first)
+    diagonal = _check_int("diag", diagonal, "diagonal", first)
     return aten.diag.default(input, diagonal) if diagonal else aten.diag.default(input)
 
 
@@ -101,8 +103,8 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 
 
 def _diag_embed(input: Tensor, offset: Any, dim1: Any, dim2: Any, first: int) -> Tensor:  # noqa: A002
-    for k, (arg, v) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2))):
-        _check_int("diag_embed", v, arg, first + k)
+    offset, dim1, dim2 = (_check_int("diag_embed", v, arg, first + k)
+                          for k, (arg, v) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2))))
     return aten.diag_embed.default(input, *_strip([offset, dim1, dim2], [0, -2, -1]))
 
 

@@ -76,13 +76,13 @@ def _not_tensor(op: str, name: str, x: Any) -> TypeError:
 
 # --- arithmetic ---------------------------------------------------------------------------------
 def add(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and type(alpha) is int:
+    if type(alpha) is int and alpha == 1:
         return aten.add.Tensor(self, other)
     return aten.add.Tensor(self, other, alpha=alpha)
 
 
 def sub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and type(alpha) is int:
+    if type(alpha) is int and alpha == 1:
         return aten.sub.Tensor(self, other)
     return aten.sub.Tensor(self, other, alpha=alpha)
 
@@ -98,13 +98,13 @@ def div(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor
 
 
 def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and type(alpha) is int:
+    if type(alpha) is int and alpha == 1:
         return aten.add_.Tensor(self, other)
     return aten.add_.Tensor(self, other, alpha=alpha)
 
 
 def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and type(alpha) is int:
+    if type(alpha) is int and alpha == 1:
         return aten.sub_.Tensor(self, other)
     return aten.sub_.Tensor(self, other, alpha=alpha)
 
@@ -256,7 +256,9 @@ def where(self: Tensor, condition: Tensor, other: Any) -> Tensor:
 
 
 def clamp(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
+    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
+    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
+            and not isinstance(max, (int, float, complex)):
         return aten.clamp.Tensor(self, min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -331,9 +333,9 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
 
 def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     kwargs = {}
-    if not (beta == 1 and type(beta) is int):
+    if not (type(beta) is int and beta == 1):
         kwargs["beta"] = beta
-    if not (alpha == 1 and type(alpha) is int):
+    if not (type(alpha) is int and alpha == 1):
         kwargs["alpha"] = alpha
     return aten.addmm.default(self, mat1, mat2, **kwargs)
 
