@@ -410,16 +410,21 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             tracer.graph.erase_node(node)
             raise _data_dependent_error(func, e) from e
         tracer.track(out, node)
-        # constant propagation: small results computed from constants keep their real value
-        if ((func is lift_fresh or all_constant) and isinstance(out, Tensor)
-                and out.numel() <= CONSTANT_NUMEL_LIMIT):
-            if func is lift_fresh and not _is_fake(args[0]):
+        # constant propagation (track_tensor_tree's ``constant``): small results computed from constants keep their
+        # real value, every element of a tuple / list result too; any other result has none, also when it is an
+        # input written in place (a constant overwritten by a random op or with traced values is no longer one)
+        constants = tracer.constant_values
+        if func is lift_fresh:
+            if isinstance(out, Tensor) and out.numel() <= CONSTANT_NUMEL_LIMIT and not _is_fake(args[0]):
                 with no_dispatch():
-                    tracer.constant_values[out] = aten.clone.default(args[0])
-            elif tracked and all_constant and "nondeterministic_seeded" not in func.tags:
+                    constants[out] = aten.clone.default(args[0])
+        elif constants:  # (before the first constant there is nothing to propagate nor to forget)
+            value = None
+            if (tracked and all_constant and "nondeterministic_seeded" not in func.tags
+                    and _all_small(out)):
                 with no_dispatch():
-                    tracer.constant_values[out] = func(*_constant_args(tracer, args),
-                                                       **_constant_args(tracer, kwargs))
+                    value = func(*_constant_args(tracer, args), **_constant_args(tracer, kwargs))
+            _set_constants(constants, out, value)
         return out
 
 
@@ -441,6 +446,28 @@ def _has_unrecognized_subclass(tracker: Any, args: tuple, kwargs: dict) -> bool:
         elif isinstance(a, Tensor) and a not in tracker:
             return True
     return False
+
+
+def _all_small(out: Any) -> bool:
+    """Every tensor of ``out`` (a tensor, or a tuple / list of them) has at most CONSTANT_NUMEL_LIMIT elements."""
+    if isinstance(out, Tensor):
+        return out.numel() <= CONSTANT_NUMEL_LIMIT
+    if isinstance(out, (tuple, list)):
+        return all(e.numel() <= CONSTANT_NUMEL_LIMIT for e in out if isinstance(e, Tensor))
+    return False
+
+
+def _set_constants(constants: Any, out: Any, value: Any) -> None:
+    """Record ``value`` as the constant of ``out`` element by element; forget the constants where it is None."""
+    if isinstance(out, Tensor):
+        if value is None:
+            constants.pop(out, None)
+        else:
+            constants[out] = value
+    elif isinstance(out, (tuple, list)):
+        for i, e in enumerate(out):
+            if isinstance(e, Tensor):
+                _set_constants(constants, e, None if value is None else value[i])
 
 
 def _user_line() -> str:
