@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from .autograd.grad_mode import _set_grad_enabled
-from .keys import DispatchKey
+from .keys import DispatchKey, parse_dispatch_key
+from .keyset import DispatchKeySet
 from .tls import (
     AutoDispatchBelowADInplaceOrView as _AutoDispatchBelowADInplaceOrView,
 )
@@ -44,6 +45,7 @@ _set_grad_enabled.__module__ = __name__  # printed as torch._C._set_grad_enabled
 
 __all__ = [
     "DispatchKey",
+    "DispatchKeySet",
     "_AutoDispatchBelowADInplaceOrView",
     "_DisablePythonDispatcher",
     "_EnablePreDispatch",
@@ -52,6 +54,8 @@ __all__ = [
     "_IncludeDispatchKeyGuard",
     "_dispatch_dump_table",
     "_dispatch_has_kernel_for_dispatch_key",
+    "_dispatch_key_name",
+    "_dispatch_key_parse",
     "_dispatch_keys",
     "_dispatch_tls_is_dispatch_key_excluded",
     "_dispatch_tls_is_dispatch_key_included",
@@ -72,6 +76,16 @@ _dispatch_tls_set_dispatch_key_excluded = tls_set_dispatch_key_excluded
 _is_python_dispatcher_enabled = is_python_dispatcher_enabled
 
 
+def _dispatch_key_name(key: DispatchKey | str) -> str:
+    """``torch._C._dispatch_key_name(DispatchKey.CPU)``: ``"CPU"``."""
+    return parse_dispatch_key(key).name
+
+
+def _dispatch_key_parse(name: DispatchKey | str) -> DispatchKey:
+    """``torch._C._dispatch_key_parse("CPU")``: the DispatchKey of that name (RuntimeError for an unknown one)."""
+    return parse_dispatch_key(name)
+
+
 def _dispatch_dump_table(name: str) -> str:
     """``torch._C._dispatch_dump_table("aten::add.Tensor")``: the computed table of a registered op."""
     return _find(name).dump_table()
@@ -79,15 +93,11 @@ def _dispatch_dump_table(name: str) -> str:
 
 def _dispatch_has_kernel_for_dispatch_key(name: str, key: DispatchKey | str) -> bool:
     """Whether ``name`` has a kernel registered directly on ``key`` (aliases count as themselves)."""
-    op = _find(name)
-    k = DispatchKey[key] if isinstance(key, str) else key
-    return op.has_kernel_for_dispatch_key(k)
+    return _find(name).has_kernel_for_dispatch_key(parse_dispatch_key(key))
 
 
 def _dispatch_keys(tensor: Any) -> Any:
     """``torch._C._dispatch_keys(t)``: the key set a tensor carries into every call."""
-    from .keyset import DispatchKeySet
-
     return DispatchKeySet.from_raw_repr(tensor._key_set)
 
 

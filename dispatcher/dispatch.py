@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import DispatchError
+from .arg_parser import numbers_from_tensors
+from .errors import DispatchError, SchemaArgumentError
 from .keys import PER_BACKEND_START, DispatchKey, is_per_backend_functionality
 from .keyset import BACKEND_MASK, DispatchKeySet
 from .registry import REGISTRY
@@ -72,7 +73,14 @@ def compute_call_key_set(op: Any, args: tuple, kwargs: dict) -> int:
 
 def call_op(op: Any, /, *args: Any, **kwargs: Any) -> Any:
     """``op(*args, **kwargs)``: a full dispatcher call. Installed as ``OpOverload.__call__``."""
-    args, kwargs = op._bind(args, kwargs)
+    try:
+        args, kwargs = op._bind(args, kwargs)
+    except SchemaArgumentError:
+        # the torch-level functions' number arguments take 0-dim tensors (arg_parser.py); else the schema's error
+        parsed = numbers_from_tensors(op, args, kwargs)
+        if parsed is None:
+            raise
+        args, kwargs = op._bind(*parsed)
     ks = 0
     n = len(args)
     for i in op._tensor_positions:

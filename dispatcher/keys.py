@@ -193,7 +193,11 @@ def autograd_key_for_backend(backend: int) -> DispatchKey:
 
 
 def parse_dispatch_key(name: str | int | DispatchKey) -> DispatchKey:
-    """Accept a DispatchKey, its value or its name (old names Math/DefaultBackend included)."""
+    """Accept a DispatchKey, its value or its name (old names Math/DefaultBackend included).
+
+    PyTorch's bindings convert a ``str`` to a DispatchKey implicitly wherever one is expected
+    (``c10::parseDispatchKey``): ``DispatchKeySet("CPU")``, ``ks.has("CPU")``,
+    ``_dispatch_tls_is_dispatch_key_included("CPU")`` ...; an unknown name is its RuntimeError."""
     if isinstance(name, DispatchKey):
         return name
     if isinstance(name, int):
@@ -201,7 +205,7 @@ def parse_dispatch_key(name: str | int | DispatchKey) -> DispatchKey:
     try:
         return DispatchKey[name]
     except KeyError:
-        raise ValueError(f"could not parse dispatch key: {name}") from None
+        raise RuntimeError(f"could not parse dispatch key: {name}") from None
 
 
 #: every runtime key in table order: Undefined first, then lowest to highest

@@ -24,6 +24,7 @@ from .keys import (
     PER_BACKEND_START,
     DispatchKey,
     is_alias_key,
+    parse_dispatch_key,
     to_backend_index,
     to_functionality_key,
 )
@@ -91,23 +92,32 @@ def _iter_keys(raw: int) -> Iterator[DispatchKey]:
 class DispatchKeySet:
     """An immutable set of dispatch keys in PyTorch's 64-bit representation.
 
-    ``DispatchKeySet(DispatchKey.CPU)``, ``DispatchKeySet([k1, k2])`` or
-    ``DispatchKeySet.from_raw_repr(bits)``. Alias keys and Undefined give the
-    empty set, as in PyTorch.
+    ``DispatchKeySet(DispatchKey.CPU)``, ``DispatchKeySet("CPU")`` (a key's name, as PyTorch's binding
+    converts it), ``DispatchKeySet([k1, k2])`` or ``DispatchKeySet.from_raw_repr(bits)``. Alias keys and
+    Undefined give the empty set, as in PyTorch. Pickles (and copies) by its raw representation, as
+    PyTorch's ``__getstate__`` / ``__setstate__`` do.
     """
 
     __slots__ = ("repr",)
 
-    def __init__(self, keys: DispatchKey | Iterable[DispatchKey] | None = None) -> None:
+    def __init__(self, keys: DispatchKey | str | Iterable[DispatchKey | str] | None = None) -> None:
         raw = 0
         if keys is None:
             pass
         elif isinstance(keys, int):
             raw = key_bits(keys)
+        elif isinstance(keys, str):
+            raw = key_bits(parse_dispatch_key(keys))
         else:
             for k in keys:
-                raw |= key_bits(k)
+                raw |= key_bits(k if isinstance(k, int) else parse_dispatch_key(k))
         object.__setattr__(self, "repr", raw)
+
+    def __getstate__(self) -> tuple[int]:
+        return (self.repr,)
+
+    def __setstate__(self, state: tuple[int]) -> None:
+        object.__setattr__(self, "repr", state[0])
 
     @classmethod
     def from_raw_repr(cls, raw: int) -> DispatchKeySet:
@@ -135,17 +145,17 @@ class DispatchKeySet:
     def __xor__(self, other: DispatchKeySet) -> DispatchKeySet:
         return DispatchKeySet.from_raw_repr(self.repr ^ other.repr)
 
-    def add(self, key: DispatchKey) -> DispatchKeySet:
-        return DispatchKeySet.from_raw_repr(self.repr | key_bits(key))
+    def add(self, key: DispatchKey | str) -> DispatchKeySet:
+        return DispatchKeySet.from_raw_repr(self.repr | key_bits(_key(key)))
 
-    def remove(self, key: DispatchKey) -> DispatchKeySet:
+    def remove(self, key: DispatchKey | str) -> DispatchKeySet:
         """Remove a key's functionality bit; its backend bit stays (as in PyTorch)."""
-        return DispatchKeySet.from_raw_repr(self.repr & ~(key_bits(key) & ~BACKEND_MASK))
+        return DispatchKeySet.from_raw_repr(self.repr & ~(key_bits(_key(key)) & ~BACKEND_MASK))
 
     # --- queries -------------------------------------------------------------
-    def has(self, key: DispatchKey) -> bool:
+    def has(self, key: DispatchKey | str) -> bool:
         """True when every bit of ``DispatchKeySet(key)`` is set (both bits for a per-backend key)."""
-        bits = key_bits(key)
+        bits = key_bits(_key(key))
         return self.repr & bits == bits
 
     def has_all(self, other: DispatchKeySet) -> bool:
@@ -192,6 +202,11 @@ class DispatchKeySet:
         return "DispatchKeySet(" + ", ".join(k.name for k in self) + ")"
 
     __str__ = __repr__
+
+
+def _key(key: DispatchKey | int | str) -> int:
+    """A key given by value or by name (PyTorch's implicit ``str`` -> DispatchKey conversion)."""
+    return key if isinstance(key, int) else parse_dispatch_key(key)
 
 
 def full_after(key: DispatchKey) -> DispatchKeySet:

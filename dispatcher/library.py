@@ -214,6 +214,12 @@ class Library:
 
         ``debug`` (a dispatchkit extension) replaces the "registered at file:line" text the dumps show.
         """
+        # torch/library.py checks its arguments before anything else (the kernel first)
+        if not callable(fn):
+            raise TypeError(f"Input function is required to be a callable but found type {type(fn)}")
+        if not isinstance(op_name, (str, OpOverload)):
+            raise RuntimeError("impl should be passed either a name or an OpOverload object as the first argument, "
+                               f"got {type(op_name)}")
         site = debug if debug is not None else registration_site()
         if isinstance(op_name, OpOverload):
             qualified, overload = op_name._qualified_name, op_name._overload_name_raw

@@ -66,3 +66,95 @@ def as_layout(value: Any) -> layout:
     if isinstance(value, layout):
         return value
     return _LAYOUTS[int(value)]
+
+
+# --- memory formats of a geometry (c10/core/TensorImpl.h ``refresh_contiguous``, MemoryFormat.h) -------------------
+# One implementation of c10's predicates, used by ``Tensor.is_contiguous(memory_format=...)``, ``contiguous``, ``to``,
+# ``cat``'s output layout and the factories. NB: "channels-last contiguous" (exactly the NHWC / NDHWC strides, size-1
+# dims ignored) is not "strides like channels last" (the looser test ``suggest_memory_format`` uses).
+
+_CL_ORDER_2D = (1, 3, 2, 0)  #: dims of an (N, C, H, W) tensor, fastest first in channels-last memory
+_CL_ORDER_3D = (1, 4, 3, 2, 0)  #: the same for (N, C, D, H, W)
+
+
+def _dense_in_order(shape: Any, stride: Any, order: tuple[int, ...]) -> bool:
+    expected = 1
+    for d in order:
+        size = shape[d]
+        if size != 1:
+            if stride[d] != expected:
+                return False
+            expected *= size
+    return True
+
+
+def is_channels_last_contiguous_2d(shape: Any, stride: Any) -> bool:
+    """c10's ``compute_channels_last_contiguous_2d``: a 4-d tensor laid out exactly as NHWC (size-1 dims skipped)."""
+    return len(shape) == 4 and _dense_in_order(shape, stride, _CL_ORDER_2D)
+
+
+def is_channels_last_contiguous_3d(shape: Any, stride: Any) -> bool:
+    """c10's ``compute_channels_last_contiguous_3d``: a 5-d tensor laid out exactly as NDHWC."""
+    return len(shape) == 5 and _dense_in_order(shape, stride, _CL_ORDER_3D)
+
+
+def _strides_like(shape: Any, stride: Any, order: tuple[int, ...]) -> bool:
+    if stride[1] == 0:  # a trivial C dim: NCHW by default
+        return False
+    minimum = 0
+    for d in order:
+        if shape[d] == 0 or stride[d] < minimum:
+            return False
+        # N111-like ambiguous layouts fall back to the contiguous format
+        if d == 0 and minimum == stride[1]:
+            return False
+        minimum = stride[d]
+        if shape[d] > 1:
+            minimum *= shape[d]
+    return True
+
+
+def is_channels_last_strides_2d(shape: Any, stride: Any) -> bool:
+    """c10's ``is_channels_last_strides_2d``: the strides of a 4-d tensor *order* its dims as NHWC does."""
+    return len(shape) == 4 and _strides_like(shape, stride, _CL_ORDER_2D)
+
+
+def is_channels_last_strides_3d(shape: Any, stride: Any) -> bool:
+    """c10's ``is_channels_last_strides_3d``: the strides of a 5-d tensor order its dims as NDHWC does."""
+    return len(shape) == 5 and _strides_like(shape, stride, _CL_ORDER_3D)
+
+
+def is_contiguous_in(shape: Any, stride: Any, contiguous: bool, code: int) -> bool:
+    """``TensorImpl::is_contiguous(memory_format)`` for the format ``code``; ``contiguous`` is the row-major flag
+    (what contiguous_format and preserve_format ask)."""
+    if code == 2:
+        return is_channels_last_contiguous_2d(shape, stride)
+    if code == 3:
+        return is_channels_last_contiguous_3d(shape, stride)
+    return contiguous
+
+
+def suggest_memory_format_code(shape: Any, stride: Any) -> int:
+    """``TensorBase::suggest_memory_format()`` (strided layout, no exact match asked): 2 (channels_last) when the
+    strides are like NHWC, 3 (channels_last_3d) when like NDHWC, else 0 (contiguous_format)."""
+    if is_channels_last_strides_2d(shape, stride):
+        return 2
+    if is_channels_last_strides_3d(shape, stride):
+        return 3
+    return 0
+
+
+def channels_last_strides(shape: Any, code: int = 2) -> tuple[int, ...]:
+    """``get_channels_last_strides_2d`` / ``_3d``: the strides of a new channels-last (3d) tensor of ``shape``,
+    with c10's rank errors."""
+    ndim = len(shape)
+    if code == 2 and ndim != 4:
+        raise RuntimeError("required rank 4 tensor to use channels_last format")
+    if code == 3 and ndim != 5:
+        raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
+    out = [0] * ndim
+    acc = 1
+    for d in (_CL_ORDER_2D if ndim == 4 else _CL_ORDER_3D):
+        out[d] = acc
+        acc *= shape[d]  # (no clamp of empty dims: c10 gives an empty NHWC tensor strides (0, 1, 0, 0))
+    return tuple(out)

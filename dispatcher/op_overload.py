@@ -16,7 +16,7 @@ from typing import Any
 from . import dispatch_table
 from .dispatch import call_op, redispatch_op
 from .errors import SchemaArgumentError
-from .keys import DispatchKey
+from .keys import DispatchKey, parse_dispatch_key
 from .py_dispatch import get_dispatch, has_kernel_for_any_dispatch_key, has_kernel_for_dispatch_key, py_impl
 from .registry import REGISTRY
 
@@ -151,8 +151,8 @@ class OpOverload:
     def _get_dispatch(self, key: DispatchKey) -> Any:
         return get_dispatch(self, key)
 
-    def has_kernel_for_dispatch_key(self, key: DispatchKey) -> bool:
-        return has_kernel_for_dispatch_key(self, key)
+    def has_kernel_for_dispatch_key(self, key: DispatchKey | str) -> bool:
+        return has_kernel_for_dispatch_key(self, parse_dispatch_key(key))
 
     def has_kernel_for_any_dispatch_key(self, keyset: Any) -> bool:
         return has_kernel_for_any_dispatch_key(self, keyset if isinstance(keyset, int) else keyset.repr)

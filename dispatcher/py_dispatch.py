@@ -24,6 +24,7 @@ from .errors import AmbiguousAutogradOtherError, DispatchError, RegistrationErro
 from .keys import PER_BACKEND_START as _PBS
 from .keys import DispatchKey, is_alias_key, to_functionality_key
 from .keyset import BACKEND_MASK, PYTHON_DISPATCHER_BIT, key_bits
+from .python_key import _check_result
 from .registry import REGISTRY
 from .tls import (
     PRE_DISPATCH_RAW,
@@ -120,7 +121,10 @@ def _pre_dispatch_handler(op: Any) -> Callable[..., Any]:
         types = [type(a) for a in _flat_tensors(args, kwargs) if a._key_set & _PYTHON_BITS]
         mode = pop_pre_dispatch_mode()
         try:
-            return mode.__torch_dispatch__(op, types, args, kwargs)
+            # checked as the Python key checks a mode's result (the C++ stack takes it back in PyTorch): a mode
+            # declining the op (NotImplemented) is "Unable to cast NotImplemented to Tensor" here, for no
+            # subclass handler sits at this key
+            return _check_result(op, mode.__torch_dispatch__(op, types, args, kwargs))
         finally:
             s = per_thread.s
             if not s.pre_dispatch_mode_stack:  # push_pre_dispatch_mode's result when it was the only mode

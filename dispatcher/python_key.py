@@ -173,6 +173,44 @@ def _check_result(op: Any, ret: Any) -> Any:
     return ret
 
 
+#: op -> 0 (not a view op), 1 (a view op: its outputs alias its first argument), 2 (``detach``: aliases it, but
+#: is no differentiable view)
+_VIEW_OPS: dict[Any, int] = {}
+
+#: the ops with an ADInplaceOrView view kernel in PyTorch (tools/autograd/gen_inplace_or_view_type.py
+#: ``VIEW_FUNCTIONS``, the ones of strided tensors, plus ``VIEW_FUNCTIONS_WITH_METADATA_CHANGE``); an op that only
+#: annotates an alias (``lift_fresh``) gets no view tracking
+_VIEW_FUNCTIONS = frozenset({
+    "numpy_T", "alias", "as_strided", "diagonal", "expand", "permute", "select", "slice", "slice_inverse", "split",
+    "split_with_sizes", "squeeze", "t", "transpose", "unfold", "unsqueeze", "flatten", "view", "unbind",
+    "_reshape_alias", "view_as_complex", "view_as_real", "_conj", "_neg_view",
+})
+
+
+def _view_kind(op: Any) -> int:
+    name = op._opname if op.namespace == "aten" else ""
+    kind = 2 if name == "detach" else 1 if name in _VIEW_FUNCTIONS else 0
+    _VIEW_OPS[op] = kind
+    return kind
+
+
+def _as_views(kind: int, args: tuple, ret: Any) -> None:
+    """What ADInplaceOrView (above this key) does to a view op's outputs handed back by a mode or a subclass:
+    ``as_view`` of the aliased argument (autograd/views.py)."""
+    base = args[0] if args else None
+    if getattr(base, "_key_set", None) is None:
+        return
+    global _AS_VIEW
+    if _AS_VIEW is None:
+        from .autograd.views import as_view as _AS_VIEW
+    for o in (ret if isinstance(ret, (tuple, list)) else (ret,)):
+        if getattr(o, "_key_set", None) is not None:
+            _AS_VIEW(base, o, kind == 1)
+
+
+_AS_VIEW: Any = None  #: autograd.views.as_view, imported on first use (an import cycle otherwise)
+
+
 def python_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
     """The Python key's boxed fallback (registered for every op)."""
     s = per_thread.s
@@ -202,7 +240,13 @@ def python_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
         s.exclude_mask = ~(s.excluded & ~BACKEND_MASK)
     try:
         if overloaded:
-            return _check_result(op, handle_torch_dispatch(overloaded, op, args, kwargs))
+            ret = _check_result(op, handle_torch_dispatch(overloaded, op, args, kwargs))
+            view = _VIEW_OPS.get(op)
+            if view is None:
+                view = _view_kind(op)
+            if view:
+                _as_views(view, args, ret)
+            return ret
         # Only a mode: _call_top_mode written out (this is the per-op cost of a pass-through mode).
         mode = stack.pop()
         if not stack:
@@ -216,6 +260,13 @@ def python_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
             _restore_top_mode(s, stack, mode)
         if ret is NotImplemented:
             raise _not_implemented_error(f"{op.__module__}.{op.__name__}", mode, [])
+        view = _VIEW_OPS.get(op)
+        if view is None:
+            view = _view_kind(op)
+        if view:
+            ret = _check_result(op, ret)
+            _as_views(view, args, ret)
+            return ret
         if _RESULT_KIND.get(op) == 1 and getattr(ret, "_key_set", None) is not None:
             return ret  # (_check_result's common case, a Tensor for a Tensor return: nothing to check)
         return _check_result(op, ret)

@@ -24,6 +24,8 @@ import numpy as np
 from . import dtypes as _dt
 from .keys import DispatchKey
 from .keyset import DispatchKeySet
+from .memory_format import is_contiguous_in as _is_contiguous_in
+from .memory_format import memory_format as _memory_format
 from .memory_format import strided as _strided
 from .python_key import disabled_torch_dispatch_impl
 from .tls import per_thread
@@ -386,7 +388,15 @@ class Tensor:
         return self._dtype.itemsize
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        return self._contiguous
+        """``is_contiguous(memory_format=torch.contiguous_format)``: laid out exactly as that format asks (row-major;
+        NHWC for ``channels_last``, NDHWC for ``channels_last_3d``; ``preserve_format`` asks row-major too)."""
+        if memory_format is None:
+            return self._contiguous
+        code = memory_format.code if isinstance(memory_format, _memory_format) else memory_format
+        if code.__class__ is not int:
+            raise TypeError("is_contiguous(): argument 'memory_format' must be torch.memory_format, not "
+                            f"{type(memory_format).__name__}")
+        return _is_contiguous_in(self._shape, self._stride, self._contiguous, code)
 
     @property
     def _version(self) -> int:

@@ -20,7 +20,7 @@ import threading
 from typing import Any
 
 from .keys import DispatchKey
-from .keyset import BACKEND_MASK, DispatchKeySet, key_bits
+from .keyset import BACKEND_MASK, DispatchKeySet, _key, key_bits
 
 # ---------------------------------------------------------------------------
 # Key sets that guards use (c10/core/DispatchKeySet.h)
@@ -125,23 +125,23 @@ def tls_local_exclude_set() -> DispatchKeySet:
     return DispatchKeySet.from_raw_repr(per_thread.s.excluded)
 
 
-def tls_is_dispatch_key_included(key: DispatchKey) -> bool:
-    bits = key_bits(key)
+def tls_is_dispatch_key_included(key: DispatchKey | str) -> bool:
+    bits = key_bits(_key(key))
     return per_thread.s.included & bits == bits and bits != 0
 
 
-def tls_is_dispatch_key_excluded(key: DispatchKey) -> bool:
-    bits = key_bits(key)
+def tls_is_dispatch_key_excluded(key: DispatchKey | str) -> bool:
+    bits = key_bits(_key(key))
     return per_thread.s.excluded & bits == bits and bits != 0
 
 
-def tls_set_dispatch_key_included(key: DispatchKey, included: bool) -> None:
-    bits = key_bits(key)
+def tls_set_dispatch_key_included(key: DispatchKey | str, included: bool) -> None:
+    bits = key_bits(_key(key))
     per_thread.s.included = per_thread.s.included | bits if included else per_thread.s.included & ~bits
 
 
-def tls_set_dispatch_key_excluded(key: DispatchKey, excluded: bool) -> None:
-    bits = key_bits(key)
+def tls_set_dispatch_key_excluded(key: DispatchKey | str, excluded: bool) -> None:
+    bits = key_bits(_key(key))
     _set_excluded(per_thread.s.excluded | bits if excluded else per_thread.s.excluded & ~bits)
 
 
@@ -245,10 +245,10 @@ def pop_pre_dispatch_mode(mode_key: Any = None) -> Any:
 # ---------------------------------------------------------------------------
 # Guards
 
-def _as_raw(keys: DispatchKey | DispatchKeySet | int) -> int:
+def _as_raw(keys: DispatchKey | DispatchKeySet | int | str) -> int:
     if isinstance(keys, DispatchKeySet):
         return keys.repr
-    return key_bits(keys)
+    return key_bits(_key(keys))
 
 
 class IncludeDispatchKeyGuard:

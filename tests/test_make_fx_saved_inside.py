@@ -87,8 +87,59 @@ def p_label_smoothing(T: Any, F: Any) -> Any:
     return f
 
 
+def p_sdpa_causal_backward(T: Any, F: Any) -> Any:
+    """sdpa on CPU runs the fused kernel below the mode; autograd saves its output and its logsumexp."""
+    def f(q, k, v):
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y.sin().sum().backward()
+        return y, q.grad, k.grad, v.grad
+    return f
+
+
+def p_sdpa_mask_grad(T: Any, F: Any) -> Any:
+    def f(q, k, v, mask):
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=0.5)
+        return T.autograd.grad(y.cos().sum(), [q, k, v])
+    return f
+
+
+def p_gpt_attention_backward(T: Any, F: Any) -> Any:
+    """nanoGPT's CausalSelfAttention: qkv projection, heads by view + transpose, sdpa, merge, projection."""
+    def f(x, w_attn, w_proj):
+        b, seq, c = x.shape
+        q, k, v = F.linear(x * 0.3, w_attn).split(c, dim=2)
+        q, k, v = (t.view(b, seq, 2, c // 2).transpose(1, 2) for t in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y = F.linear(y.transpose(1, 2).contiguous().view(b, seq, c), w_proj)
+        y.tanh().mean().backward()
+        return y, x.grad, w_attn.grad, w_proj.grad
+    return f
+
+
+def p_batch_norm_train_backward(T: Any, F: Any) -> Any:
+    """Training batch norm updates the running statistics inside (native_batch_norm writes them, its schema does
+    not say so): recomputed without that update, the running statistics are updated once, as in eager."""
+    def f(x, w, b, running_mean, running_var):
+        y = F.batch_norm(x, running_mean, running_var, w, b, training=True, momentum=0.3)
+        y.tanh().sum().backward()
+        return y, x.grad, w.grad, b.grad, running_mean, running_var
+    return f
+
+
+def p_instance_norm_grad(T: Any, F: Any) -> Any:
+    def f(x, w, b):
+        y = F.instance_norm(x, weight=w, bias=b)
+        return T.autograd.grad(y.sin().sum(), [x, w, b])
+    return f
+
+
 #: name -> (program, input shapes, indices of inputs requiring grad)
 PROGRAMS = {
+    "sdpa_causal_backward": (p_sdpa_causal_backward, [(2, 3, 4, 8), (2, 3, 4, 8), (2, 3, 4, 8)], (0, 1, 2)),
+    "sdpa_mask_grad": (p_sdpa_mask_grad, [(2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 8), (4, 5)], (0, 1, 2)),
+    "gpt_attention_backward": (p_gpt_attention_backward, [(2, 5, 8), (24, 8), (8, 8)], (0, 1, 2)),
+    "batch_norm_train_backward": (p_batch_norm_train_backward, [(4, 3, 5), (3,), (3,), (3,), (3,)], (0, 1, 2)),
+    "instance_norm_grad": (p_instance_norm_grad, [(2, 3, 5), (3,), (3,)], (0, 1, 2)),
     "layer_norm_grad": (p_layer_norm_grad, [(3, 4), (4,), (4,)], (0, 1, 2)),
     "layer_norm_backward": (p_layer_norm_backward, [(2, 3, 4), (3, 4), (3, 4)], (0, 1, 2)),
     "broadcast_matmul_grad": (p_broadcast_matmul_grad, [(2, 3, 4), (1, 4, 5)], (0, 1)),
@@ -406,3 +457,104 @@ def test_corpus_models_with_backward_replay_on_fresh_inputs(torch: Any, name: st
     theirs = C.to_np(list(_grad_of(prog, torch, torch.nn.functional)(*C.inputs(torch, fresh, rg))))
     for a, t in zip(expected, theirs, strict=True):
         np.testing.assert_allclose(a, t, rtol=1e-3, atol=1e-5 + 2e-4 * np.abs(t).max())  # float32 sums in another order
+
+
+# --- every op kept whole, on the op table's samples ------------------------------------------------------------------
+
+#: ops kept whole whose traced graph legitimately keeps a constant, for the given sample: why
+_BAKED = {
+    ("dropout", 2): "p=1 in training: the mask is drawn (a random call), baked as in PyTorch",
+    ("instance_norm", 1): "the per-instance copies of the running statistics, written inside by native_batch_norm "
+                          "and saved for its backward, which does not read them in training",
+}
+#: ops kept whole whose samples cannot be traced for a backward: why
+_NOT_TRACEABLE = {
+    "cumprod_backward": "reads a value (.item()) to branch on zeros: data-dependent control flow",
+    "tensor_split.tensor_indices_or_sections": "the split points are tensor data: the output shapes depend on it",
+}
+
+
+def _whole_op_samples() -> list[tuple[str, int]]:
+    from dispatcher.ops.native_functions import CIA, NATIVE_FUNCTIONS
+    from tests.op_samples import OPS
+
+    out = []
+    for od in NATIVE_FUNCTIONS:
+        info = OPS.get(od.name)
+        if od.kind != CIA or info is None or info.random or od.name.endswith("_") or od.name in _NOT_TRACEABLE:
+            continue
+        out += [(od.name, i) for i in range(len(info.samples))]
+    return out
+
+
+def _leaves(x: Any) -> list[Any]:
+    if isinstance(x, D.Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [t for e in x for t in _leaves(e)]
+    return []
+
+
+def _refill(x: Any, it: Any) -> Any:
+    if isinstance(x, D.Tensor):
+        return next(it)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_refill(e, it) for e in x)
+    return x
+
+
+@pytest.mark.parametrize(("name", "index"), _whole_op_samples())
+def test_every_op_kept_whole_replays_its_backward_on_fresh_inputs(name: str, index: int) -> None:
+    """Each op kept whole before dispatch, called on its samples with the floating inputs requiring grad (only the
+    first when autograd refuses the others: running statistics, probability targets), then autograd.grad of a loss:
+    the graph recomputes whatever autograd saved inside the op (no ``_tensor_constant``, but for the reasons in
+    ``_BAKED``) and gives eager's gradients on fresh inputs."""
+    from dispatcher.op_overload import namespace
+    from tests.op_samples import OPS, build
+
+    base, _, overload = name.partition(".")
+    op = getattr(getattr(namespace("aten"), base), overload or "default")
+    sample = OPS[name].samples[index]
+    args0, kwargs0 = build(sample, "cpu", 0)
+    if not any(t.dtype.is_floating_point for t in _leaves((args0, kwargs0))):
+        pytest.skip("no floating-point input to differentiate")
+
+    def f(*ts: Any) -> Any:
+        it = iter(ts)
+        out = op(*_refill(args0, it), **{k: _refill(v, it) for k, v in kwargs0.items()})
+        outs = [o for o in _leaves(out) if o.requires_grad and o.dtype.is_floating_point]
+        if not outs:
+            pytest.skip("no differentiable output")
+        loss = sum((o.float() * 1.3).sin().sum() for o in outs)
+        return D.autograd.grad(loss, [t for t in ts if t.requires_grad], allow_unused=True)
+
+    def inputs(seed: int, all_floats: bool) -> list[Any]:
+        a, k = build(sample, "cpu", seed)
+        out, first = [], True
+        for t in _leaves((a, k)):
+            if t.dtype in (D.float32, D.float64) and (all_floats or first):
+                t.requires_grad_()
+                first = False
+            out.append(t)
+        return out
+
+    all_floats = True
+    try:
+        f(*inputs(0, True))
+    except RuntimeError:
+        all_floats = False
+        try:
+            f(*inputs(0, False))
+        except RuntimeError as e:  # torch rejects it too (e.g. kron's view of a transposed input)
+            pytest.skip(f"the sample fails eagerly: {e}")
+    gm = make_fx(f, pre_dispatch=True)(*inputs(0, all_floats))
+    if (name, index) in _BAKED:
+        assert _get_attrs(gm) != []
+    else:
+        assert _get_attrs(gm) == []
+    gm.graph.lint()
+    for expected, got in zip(f(*inputs(3, all_floats)), gm(*inputs(3, all_floats)), strict=True):
+        if expected is None:
+            assert got is None
+        else:
+            np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-6)

@@ -10,9 +10,11 @@ and a weak map from every tensor it has seen to the node that produced it. The
 * pre-dispatch (``pre_dispatch=True``) on the pre-dispatch stack, reached through the
   PreDispatch key with the Python dispatcher on, above autograd (``linear`` stays whole).
 
-For each op (``proxy_call``): a ``decomposition_table`` entry runs instead (traced, with the
-mode re-entered); post-dispatch, an op that still has a CIA kernel (autograd was skipped, e.g.
-inference_mode) is decomposed; otherwise a ``call_function`` node is emitted with tracked
+For each op (``proxy_call``): an argument of a tensor subclass the mode neither handles nor tracks
+makes it decline (``NotImplemented``: the subclass's ``__torch_dispatch__`` runs next); a
+``decomposition_table`` entry runs instead (traced, with the mode re-entered; an entry returning
+``NotImplemented`` declines, and the op goes on); post-dispatch, an op that still has a CIA kernel
+(autograd was skipped, e.g. inference_mode) is decomposed; otherwise a ``call_function`` node is emitted with tracked
 tensors replaced by their nodes (untracked ones become ``_tensor_constantN`` get_attr nodes,
 ``_param_constantN`` for Parameters; ``lift_fresh`` is recorded as ``lift_fresh_copy``), the op
 runs for real on the underlying tensors and its outputs are tracked (a tuple / list output gets a
@@ -344,11 +346,19 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
+        if _has_unrecognized_subclass(self.tracer.tensor_tracker, args, kwargs):
+            # a tensor subclass the tracer did not make and does not track: its own __torch_dispatch__ runs
+            # next (after the modes below), typically unwrapping it and calling the op again on what it holds,
+            # which comes back here (proxy_call's ``can_handle_tensor``)
+            return NotImplemented
         preserved = func in self.preserve
         decomp = None if preserved else self.decomposition_table.get(func)
         if decomp is not None:
             with self:
-                return decomp(*args, **kwargs)
+                r = decomp(*args, **kwargs)
+            if r is not NotImplemented:
+                return r
+            # the decomposition declined this call (maybe_handle_decomp): the op goes on as if it had none
         aten = _aten()
         is_nonzero, lift_fresh, lift_fresh_copy = _HOT_OPS or _hot_ops()
         if func is is_nonzero:  # traced as (x != 0).item(): a data-dependent value (proxy_call)
@@ -400,17 +410,64 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             tracer.graph.erase_node(node)
             raise _data_dependent_error(func, e) from e
         tracer.track(out, node)
-        # constant propagation: small results computed from constants keep their real value
-        if ((func is lift_fresh or all_constant) and isinstance(out, Tensor)
-                and out.numel() <= CONSTANT_NUMEL_LIMIT):
-            if func is lift_fresh and not _is_fake(args[0]):
+        # constant propagation (track_tensor_tree's ``constant``): small results computed from constants keep their
+        # real value, every element of a tuple / list result too; any other result has none, also when it is an
+        # input written in place (a constant overwritten by a random op or with traced values is no longer one)
+        constants = tracer.constant_values
+        if func is lift_fresh:
+            if isinstance(out, Tensor) and out.numel() <= CONSTANT_NUMEL_LIMIT and not _is_fake(args[0]):
                 with no_dispatch():
-                    tracer.constant_values[out] = aten.clone.default(args[0])
-            elif tracked and all_constant and "nondeterministic_seeded" not in func.tags:
+                    constants[out] = aten.clone.default(args[0])
+        elif constants:  # (before the first constant there is nothing to propagate nor to forget)
+            value = None
+            if (tracked and all_constant and "nondeterministic_seeded" not in func.tags
+                    and _all_small(out)):
                 with no_dispatch():
-                    tracer.constant_values[out] = func(*_constant_args(tracer, args),
-                                                       **_constant_args(tracer, kwargs))
+                    value = func(*_constant_args(tracer, args), **_constant_args(tracer, kwargs))
+            _set_constants(constants, out, value)
         return out
+
+
+#: tensor types the proxy mode handles untracked (an untracked one becomes a ``_tensor_constantN``): torch's
+#: ``HANDLED_TYPES``; any other Tensor subclass must be tracked, or the mode declines the op
+_HANDLED_TYPES = frozenset({Tensor, Parameter, FakeTensor})
+
+
+def _has_unrecognized_subclass(tracker: Any, args: tuple, kwargs: dict) -> bool:
+    """Is some tensor argument of a type the mode does not handle, and untracked? (one pass, hot)"""
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        cls = a.__class__
+        if cls in _HANDLED_TYPES or cls in _ATOMS:
+            continue
+        if cls is list or cls is tuple:
+            for e in a:
+                if e.__class__ not in _HANDLED_TYPES and isinstance(e, Tensor) and e not in tracker:
+                    return True
+        elif isinstance(a, Tensor) and a not in tracker:
+            return True
+    return False
+
+
+def _all_small(out: Any) -> bool:
+    """Every tensor of ``out`` (a tensor, or a tuple / list of them) has at most CONSTANT_NUMEL_LIMIT elements."""
+    if isinstance(out, Tensor):
+        return out.numel() <= CONSTANT_NUMEL_LIMIT
+    if isinstance(out, (tuple, list)):
+        return all(e.numel() <= CONSTANT_NUMEL_LIMIT for e in out if isinstance(e, Tensor))
+    return False
+
+
+def _set_constants(constants: Any, out: Any, value: Any) -> None:
+    """Record ``value`` as the constant of ``out`` element by element; forget the constants where it is None."""
+    if isinstance(out, Tensor):
+        if value is None:
+            constants.pop(out, None)
+        else:
+            constants[out] = value
+    elif isinstance(out, (tuple, list)):
+        for i, e in enumerate(out):
+            if isinstance(e, Tensor):
+                _set_constants(constants, e, None if value is None else value[i])
 
 
 def _user_line() -> str:

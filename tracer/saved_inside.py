@@ -25,9 +25,13 @@ Two halves:
   ``meta["val"]``, the whole op's ``stack_trace`` and ``meta["saved_inside"]`` (the whole op's name, e.g.
   ``"aten.layer_norm.default"``; passes/replay.py skips such nodes, which its pre-dispatch reference never
   sees); then that node is used. The recomputed nodes are post-autograd ops (``native_layer_norm`` +
-  ``getitem``) inside a pre-dispatch graph; they run under eager autograd as well. Random ops
-  (``nondeterministic_seeded``, e.g. ``native_dropout``, whose mask is saved) are not recomputed: a new draw
-  would differ from the value autograd saved, so such a tensor stays a ``_tensor_constantN``, as in PyTorch.
+  ``getitem``) inside a pre-dispatch graph; they run under eager autograd as well. Calls that draw random
+  numbers (a ``nondeterministic_seeded`` op not turned deterministic by its arguments: ``native_dropout`` in
+  training, whose mask is saved; but not sdpa's ``_scaled_dot_product_flash_attention_for_cpu`` with
+  ``dropout_p=0``, whose logsumexp is saved) are not recomputed: a new draw would differ from the value autograd
+  saved, so such a tensor stays a ``_tensor_constantN``, as in PyTorch. An op writing to arguments its schema
+  does not mark (``native_batch_norm`` updating the running statistics in training) is recomputed without those
+  writes (``_WITHOUT_UNANNOTATED_WRITES``).
 
 The store lives on the tracer and dies with it (nothing outlives the trace); entries hold the version counters
 they index (so that the ids stay unique) and, for outside tensors that were not traced, the tensors.
@@ -107,9 +111,46 @@ class _Entry:
 #: argument types that are never containers nor tensors (passed as they are)
 _ATOMS = frozenset({int, float, bool, complex, str, type(None)})
 
-#: ops writing to arguments their schema does not mark (``native_batch_norm`` updates the running statistics in
-#: training): never recomputed (conv batch)
-_UNANNOTATED_WRITES = frozenset({"aten.native_batch_norm.default"})
+def _argument(func: Any, args: tuple, kwargs: dict, name: str) -> tuple[bool, Any]:
+    """(found, value) of the schema argument ``name`` in a recorded call (positional, keyword or its default)."""
+    if name in kwargs:
+        return True, kwargs[name]
+    schema = getattr(func, "_schema", None)
+    for i, a in enumerate(schema.arguments if schema is not None else ()):
+        if a.name == name:
+            if i < len(args) and not a.kwarg_only:
+                return True, args[i]
+            return a.has_default, a.default
+    return False, None
+
+
+def _draws_random(func: Any, args: tuple, kwargs: dict) -> bool:
+    """Does this *call* draw random numbers? torch tags an op ``nondeterministic_seeded`` when some of its calls
+    do; an argument may turn that off: ``dropout_p=0`` (``_scaled_dot_product_flash_attention_for_cpu``, whose
+    logsumexp autograd saves), ``train=False`` (``native_dropout``)."""
+    if "nondeterministic_seeded" not in func.tags:
+        return False
+    found, p = _argument(func, args, kwargs, "dropout_p")
+    if found and p == 0:
+        return False
+    found, train = _argument(func, args, kwargs, "train")
+    return not (found and train is False)
+
+
+def _batch_norm_without_stats_update(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """``native_batch_norm`` in training updates ``running_mean`` / ``running_var`` in place (its schema does not
+    mark it); its outputs (output, save_mean, save_invstd) come from the batch alone, so it is recomputed with
+    the running statistics left out: the same values, and the statistics are not updated a second time."""
+    training = args[5] if len(args) > 5 else kwargs.get("training")
+    if not training:
+        return args, kwargs  # (evaluation: the statistics are read, not written)
+    args = tuple(None if i in (3, 4) else a for i, a in enumerate(args))
+    kwargs = {k: None if k in ("running_mean", "running_var") else v for k, v in kwargs.items()}
+    return args, kwargs
+
+
+#: ops writing to arguments their schema does not mark -> the same call without those writes (used to recompute)
+_WITHOUT_UNANNOTATED_WRITES: dict[str, Any] = {"aten.native_batch_norm.default": _batch_norm_without_stats_update}
 
 #: op -> positions (args) and names (kwargs) of the arguments its schema writes to (``Tensor(a!)``)
 _WRITES: dict[Any, tuple[frozenset, frozenset]] = {}
@@ -187,6 +228,8 @@ class SavedInside:
         multi = isinstance(out, (tuple, list))
         if not multi and not isinstance(out, Tensor):
             return out
+        if str(func) in _WITHOUT_UNANNOTATED_WRITES:
+            ref_args, ref_kwargs = _WITHOUT_UNANNOTATED_WRITES[str(func)](ref_args, ref_kwargs)
         positions, names = _WRITES.get(func) or _written(func)
         writes = ()
         if positions or names:
@@ -221,10 +264,8 @@ class SavedInside:
         """Gather the entries not yet emitted that ``entry`` depends on; False if an outside input changed."""
         if entry.node is not None or entry.seq in needed:
             return True
-        if "nondeterministic_seeded" in entry.func.tags:
+        if _draws_random(entry.func, entry.args, entry.kwargs):
             return False  # a new draw would not give the value autograd saved (dropout's mask): left baked
-        if str(entry.func) in _UNANNOTATED_WRITES:
-            return False  # running it again would write its inputs again (batch norm's running stats): left baked
         needed[entry.seq] = entry
         stack = [entry.args, entry.kwargs]
         while stack:

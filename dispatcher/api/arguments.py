@@ -67,9 +67,11 @@ def _check_tensor(name: str, x: Any, arg: str = "input", pos: int = 0) -> None:
         raise TypeError(f"{name}(): argument '{arg}' (position {pos + 1}) must be Tensor, not {type(x).__name__}")
 
 
-def _check_int(name: str, value: Any, arg: str, pos: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be int, not {type(value).__name__}")
+def _check_int(name: str, value: Any, arg: str, pos: int) -> int:
+    """``value`` as the binding reads an int argument (a 0-dim integral tensor too), or its TypeError."""
+    from ..arg_parser import int_arg
+
+    return int_arg(value, name, arg, pos)
 
 
 def _no_out(out: Any, name: str) -> None:

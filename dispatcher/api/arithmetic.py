@@ -109,7 +109,9 @@ clip = clamp
 def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - torch's names
     """``clamp_.Tensor`` when a bound is a Tensor, else ``clamp_`` (as torch's parser picks)."""
     _check_tensor("clamp_", input)
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
+    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
+    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
+            and not isinstance(max, (int, float, complex)):
         return aten.clamp_.Tensor(input, min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -211,13 +213,13 @@ def nan_to_num_(input: Tensor, nan: float | None = None, posinf: float | None = 
 
 # --- Tensor methods --------------------------------------------------------------------------------------------------
 def _add_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and type(alpha) is int:
+    if type(alpha) is int and alpha == 1:
         return aten.add.Tensor(self, other)
     return aten.add.Tensor(self, other, alpha=alpha)
 
 
 def _sub_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and type(alpha) is int:
+    if type(alpha) is int and alpha == 1:
         return aten.sub.Tensor(self, other)
     return aten.sub.Tensor(self, other, alpha=alpha)
 
@@ -233,13 +235,13 @@ def _div_method(self: Tensor, other: Any, *, rounding_mode: str | None = None) -
 
 
 def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and type(alpha) is int:
+    if type(alpha) is int and alpha == 1:
         return aten.add_.Tensor(self, other)
     return aten.add_.Tensor(self, other, alpha=alpha)
 
 
 def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and type(alpha) is int:
+    if type(alpha) is int and alpha == 1:
         return aten.sub_.Tensor(self, other)
     return aten.sub_.Tensor(self, other, alpha=alpha)
 
@@ -261,7 +263,9 @@ def _pow_method(self: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch'
 
 
 def _clamp_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
+    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
+    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
+            and not isinstance(max, (int, float, complex)):
         return aten.clamp.Tensor(self, min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -269,7 +273,9 @@ def _clamp_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # 
 
 
 def _clamp__method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
+    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
+    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
+            and not isinstance(max, (int, float, complex)):
         return aten.clamp_.Tensor(self, min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")

@@ -47,6 +47,10 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
 
 
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    # PyTorch's binding (THPVariable_contiguous) returns self, without dispatching, when it already is laid out so:
+    # a trace records aten.contiguous only where a copy is needed (also before dispatch, where it is kept whole)
+    if self.is_contiguous(memory_format=memory_format):
+        return self
     if memory_format is None:
         return aten.contiguous.default(self)
     return aten.contiguous.default(self, memory_format=memory_format)
@@ -64,13 +68,13 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     copy = kwargs.pop("copy", False)
     dtype = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
-    kwargs.pop("memory_format", None)
+    mf = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     rest = list(args)
     if rest and isinstance(rest[0], Tensor):
         other = rest.pop(0)
-        extra = _flags(non_blocking, copy)
+        extra = _flags(non_blocking, copy, mf)
         # PyTorch's binding takes other's dtype and device (it does not call aten::to.other).
         return aten.to.dtype_layout(self, dtype=other.dtype, device=other.device, **extra)
     if rest and isinstance(rest[0], (str, type(self.device))):
@@ -84,29 +88,39 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if rest:
         got = tuple(type(a).__name__ for a in args)
         raise TypeError(f"to() received an invalid combination of arguments - got {got}")
-    pos_flags = [non_blocking, copy] if copy else [non_blocking] if non_blocking else []
+    pos_flags = [non_blocking, copy] if copy or mf is not None else [non_blocking] if non_blocking else []
+    mf_kw = {} if mf is None else {"memory_format": mf}
     if dev is not None and dtype is not None:
-        return aten.to.device(self, as_device(dev), _dt.from_code(dtype), *pos_flags)
-    if dev is not None:
-        # a device alone: PyTorch's binding passes self's TensorOptions (dtype, layout) with the new device
-        extra = _flags(non_blocking, copy)
-        return aten.to.dtype_layout(self, dtype=self.dtype, layout=_STRIDED, device=as_device(dev), **extra)
+        return aten.to.device(self, as_device(dev), _dt.from_code(dtype), *pos_flags, **mf_kw)
+    if dev is not None or (mf is not None and dtype is None):
+        # a device alone (or only a memory format): PyTorch's binding passes self's TensorOptions (dtype, layout,
+        # device) with the new device / memory format
+        extra = _flags(non_blocking, copy, mf)
+        return aten.to.dtype_layout(self, dtype=self.dtype, layout=_STRIDED,
+                                    device=self.device if dev is None else as_device(dev), **extra)
     if dtype is not None:
-        return aten.to.dtype(self, _dt.from_code(dtype), *pos_flags)
+        return aten.to.dtype(self, _dt.from_code(dtype), *pos_flags, **mf_kw)
+    if copy:  # (a copy with nothing else: the binding passes self's options, as for a memory format)
+        return aten.to.dtype_layout(self, dtype=self.dtype, layout=_STRIDED, device=self.device,
+                                    **_flags(non_blocking, copy))
     return self
 
 
-def _flags(non_blocking: bool, copy: bool) -> dict[str, bool]:
-    extra = {}
+def _flags(non_blocking: bool, copy: bool, memory_format: Any = None) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
     if non_blocking:
         extra["non_blocking"] = True
     if copy:
         extra["copy"] = True
+    if memory_format is not None:
+        extra["memory_format"] = memory_format
     return extra
 
 
 def _to_dtype(dtype: _dt.dtype) -> Any:
     def method(self: Tensor, memory_format: Any = None) -> Tensor:
+        if memory_format is not None:  # (the binding's dispatch_to: to(dtype, non_blocking, copy, memory_format))
+            return aten.to.dtype(self, dtype, False, False, memory_format=memory_format)
         return aten.to.dtype(self, dtype)
 
     method.__name__ = dtype.name if hasattr(dtype, "name") else str(dtype)

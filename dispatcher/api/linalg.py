@@ -55,9 +55,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
     """``torch.baddbmm`` / ``Tensor.baddbmm``: ``beta * input + alpha * (batch1 @ batch2)``; scalars only when set."""
     kw: dict[str, Any] = {}
-    if not (beta == 1 and type(beta) is int):
+    if not (type(beta) is int and beta == 1):
         kw["beta"] = beta
-    if not (alpha == 1 and type(alpha) is int):
+    if not (type(alpha) is int and alpha == 1):
         kw["alpha"] = alpha
     return aten.baddbmm.default(input, batch1, batch2, **kw)
 
@@ -179,9 +179,9 @@ def _matmul_method(self: Tensor, other: Tensor) -> Tensor:
 
 def _addmm_method(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     kwargs = {}
-    if not (beta == 1 and type(beta) is int):
+    if not (type(beta) is int and beta == 1):
         kwargs["beta"] = beta
-    if not (alpha == 1 and type(alpha) is int):
+    if not (type(alpha) is int and alpha == 1):
         kwargs["alpha"] = alpha
     return aten.addmm.default(self, mat1, mat2, **kwargs)
 

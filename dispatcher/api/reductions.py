@@ -221,9 +221,9 @@ def _dtype_kw(dtype: Any) -> dict[str, Any]:
 
 
 def _int_dim(name: str, dim: Any) -> int:
-    if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
-    return dim
+    from ..arg_parser import int_arg  # (a 0-dim integral tensor is read as its value, as the binding does)
+
+    return int_arg(dim, name, "dim")
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:  # noqa: A002

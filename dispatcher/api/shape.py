@@ -160,7 +160,7 @@ def diag(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:  # noq
 
 
 def _diag(input: Tensor, diagonal: Any, first: int) -> Tensor:  # noqa: A002
-    _check_int("diag", diagonal, "diagonal", first)
+    diagonal = _check_int("diag", diagonal, "diagonal", first)
     return aten.diag.default(input, diagonal) if diagonal else aten.diag.default(input)
 
 
@@ -171,8 +171,8 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 
 
 def _diag_embed(input: Tensor, offset: Any, dim1: Any, dim2: Any, first: int) -> Tensor:  # noqa: A002
-    for k, (arg, v) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2))):
-        _check_int("diag_embed", v, arg, first + k)
+    offset, dim1, dim2 = (_check_int("diag_embed", v, arg, first + k)
+                          for k, (arg, v) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2))))
     return aten.diag_embed.default(input, *_strip([offset, dim1, dim2], [0, -2, -1]))
 
 

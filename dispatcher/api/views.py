@@ -101,8 +101,8 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
 def _diagonal_call(op: Any, name: str, head: list[Any], offset: Any, dim1: Any, dim2: Any, first: int) -> Tensor:
     """``op(*head, offset, dim1, dim2)`` with trailing defaults dropped; ``first``: the parser's position of
     ``offset`` (the Tensor method counts from after ``self``)."""
-    for k, (arg, v) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2))):
-        _check_int(name, v, arg, first + k)
+    offset, dim1, dim2 = (_check_int(name, v, arg, first + k)
+                          for k, (arg, v) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2))))
     return op(*head, *_strip([offset, dim1, dim2], [0, 0, 1]))
 
 

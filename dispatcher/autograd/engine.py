@@ -5,7 +5,10 @@ engine counts, for every node reachable from the roots, how many edges point at
 it; a node is *ready* when all of its gradients have arrived. Among ready
 nodes, the one with the highest sequence number (the most recently created)
 runs first, exactly PyTorch's ordering, and AccumulateGrad nodes run as soon as
-they are ready. Gradients arriving at the same input are summed through the
+they are ready. Right after a node runs, all the gradients it returned are fitted
+to their inputs (``validate_outputs``: summed to the input's shape, converted to
+its dtype), and only then added into the input buffers one by one. Gradients
+arriving at the same input are summed through the
 dispatcher (so a trace records it): with ``add_`` into the first one when nothing
 else can see it, else ``add`` (``_accumulate``, PyTorch's rule). ``autograd.grad`` captures the
 gradients of its inputs instead of accumulating into ``.grad``.
@@ -112,6 +115,47 @@ def _expected_dtype(node: Node, nr: int) -> Any:
         return node.variable._dtype
     meta = node.output_meta[nr] if nr < len(node.output_meta) else None
     return meta[1] if meta is not None else None
+
+
+def _validate_output(node: Node, nr: int, grad: Any, source: Node | None = None, index: int = 0) -> Any:
+    """One gradient bound for input ``nr`` of ``node``, made to fit it: a broadcast gradient is summed to the
+    input's shape (``InputMetadata::maybe_reduce``), a gradient of another dtype is converted (``grad.to``)."""
+    expected = _expected_shape(node, nr)
+    if expected is not None and tuple(grad._shape) != expected:
+        if source is not None and not _expandable_to(expected, tuple(grad._shape)):
+            raise RuntimeError(
+                f"Function {source.name()} returned an invalid gradient at index {index} - got "
+                f"{list(grad._shape)} but expected shape compatible with {list(expected)}"
+            )
+        grad = sum_to(grad, expected)
+    dtype = _expected_dtype(node, nr)
+    if dtype is not None and grad._dtype is not dtype:
+        grad = _aten().to.dtype(grad, dtype)
+    return grad
+
+
+def _validate_outputs(node: Node, grad_inputs: Any) -> Any:
+    """engine.cpp's ``validate_outputs(fn.next_edges(), outputs)``: ``grad_inputs`` with each gradient made to fit.
+
+    It runs on *all* of a node's gradients right after the node's ``apply`` (before its post hooks), and only then
+    are they added into the input buffers one by one: so the ``sum`` reducing one input's broadcast gradient comes
+    before the ``add`` accumulating another input's gradient with what was already buffered for it.
+    """
+    edges = node.next_functions
+    fitted = None
+    for i in range(min(len(edges), len(grad_inputs))):
+        g = grad_inputs[i]
+        nxt = edges[i][0]
+        if g is not None and nxt is not None:
+            new = _validate_output(nxt, edges[i][1], g, node, i)
+            if new is not g:
+                if fitted is None:
+                    fitted = list(grad_inputs)
+                fitted[i] = new
+            del g, new
+    if fitted is None:
+        return grad_inputs
+    return tuple(fitted) if isinstance(grad_inputs, tuple) else fitted
 
 
 def _add(a: Any, b: Any) -> Any:
@@ -226,18 +270,8 @@ def run_backward(
 
     buffers: dict[Node, list[Any]] = {}
 
-    def deliver(node: Node, nr: int, grad: Any, source: tuple[Node, int] | None = None) -> None:
-        expected = _expected_shape(node, nr)
-        if expected is not None and grad is not None and tuple(grad._shape) != expected:
-            if source is not None and not _expandable_to(expected, tuple(grad._shape)):
-                raise RuntimeError(
-                    f"Function {source[0].name()} returned an invalid gradient at index {source[1]} - got "
-                    f"{list(grad._shape)} but expected shape compatible with {list(expected)}"
-                )
-            grad = sum_to(grad, expected)
-        dtype = _expected_dtype(node, nr) if grad is not None else None
-        if dtype is not None and grad._dtype is not dtype:  # validate_outputs: grad.to(input's dtype)
-            grad = _aten().to.dtype(grad, dtype)
+    def deliver(node: Node, nr: int, grad: Any) -> None:
+        """Add ``grad`` (already validated) into ``node``'s input buffer slot ``nr`` (InputBuffer::add)."""
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * max(node.num_outputs, nr + 1)
@@ -245,7 +279,7 @@ def run_backward(
         buf[nr] = grad if old is None else _accumulate(old, grad, per_thread.s.grad_enabled)
 
     for (node, nr), grad in zip(roots, grad_outputs):
-        deliver(node, nr, grad)
+        deliver(node, nr, _validate_output(node, nr, grad) if grad is not None else None)
 
     results: list[Any] = [None] * (len(inputs) if inputs is not None else 0)
     counter = itertools.count()
@@ -281,7 +315,7 @@ def run_backward(
                 if all(g is None for g in grads) and not isinstance(node, AccumulateGrad):
                     grad_inputs = [None] * len(node.next_functions)
                 else:
-                    grad_inputs = node.apply(grads)
+                    grad_inputs = _validate_outputs(node, node.apply(grads))
                 for hook in node._hooks:
                     new = hook(grad_inputs, grads)
                     if new is not None:
@@ -294,7 +328,7 @@ def run_backward(
                     continue
                 if run and i < len(grad_inputs) and grad_inputs[i] is not None:
                     g, grad_inputs[i] = grad_inputs[i], None  # handed over (C++ moves it): the list keeps no reference
-                    deliver(nxt, nr, g, (node, i))
+                    deliver(nxt, nr, g)
                     del g
                 deps[nxt] -= 1
                 if deps[nxt] == 0 and nxt not in queued:

@@ -319,6 +319,29 @@ class CopySlices(Node):
 
 
 
+def as_view(base: Any, out: Any, differentiable: bool = True) -> None:
+    """ADInplaceOrView's ``as_view`` for a view op's output that was not made as a view of ``base`` here: one a
+    tensor subclass's ``__torch_dispatch__`` (or a dispatch mode) returned from below the Python key, e.g. a
+    wrapper around the view of its inner tensor. It shares ``base``'s version counter (an in-place op through it
+    bumps ``base._version``) and, unless the op is ``detach`` (not a differentiable view), becomes an autograd
+    view of ``base``'s root, as ``Tensor._view`` makes every other view."""
+    if out is base or out._version_counter is base._version_counter:
+        return  # already a view of base (made by Tensor._view), or base itself
+    out._version_counter = base._version_counter
+    if not differentiable or out.__dict__.get("_base") is not None:
+        return
+    root = base._base if base._base is not None else base
+    out._base = root
+    version = root._version_counter.version
+    if version:
+        out._attr_version = version
+    meta = base._creation_meta
+    if not per_thread.s.grad_enabled and meta != INFERENCE_MODE:
+        meta = NO_GRAD_MODE
+    if meta:
+        out._creation_meta = meta
+
+
 def is_multi_output_view(schema: Any) -> bool:
     """``unbind`` / ``split``: a Tensor[] result aliasing an input (``Tensor(a)[]``)."""
     returns = schema.returns

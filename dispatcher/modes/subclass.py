@@ -149,6 +149,10 @@ def make_subclass(
 
     with _StashDispatchStack(), DisablePythonDispatcher():
         out = namespace("aten").detach.default(data)
+    if type(out) is not Tensor:  # a subclass's __torch_dispatch__ answered with its own object
+        _check_requires_grad(out, require_grad)
+        out.requires_grad = bool(require_grad)
+        return _existing_object(out, cls)
     out = _retype(out, cls)
     _check_requires_grad(out, require_grad)
     out.requires_grad = bool(require_grad)
@@ -156,6 +160,17 @@ def make_subclass(
         out._key_set = (out._key_set & ~_all_backend_key_sets()) | _KEY_SETS[as_device(device_for_backend_keys).type]
     _set_python_dispatch(out, cls)
     return out
+
+
+def _existing_object(out: Tensor, cls: type) -> Tensor:
+    """``THPVariable_NewWithVar`` on a tensor that already has its Python object: that object when it is a ``cls``
+    (no new one is made), else PyTorch's error. Here a tensor a subclass's ``__torch_dispatch__`` returned (an
+    instance of its type) is such a tensor; a plain ``Tensor`` made by a kernel is not yet."""
+    if issubclass(type(out), cls):
+        return out
+    raise RuntimeError(f"Creating a new Tensor subclass {cls.__name__} but the raw Tensor object is already associated "
+                       f"to a python object of type {type(out).__name__} which is not a subclass of the requested "
+                       "type")
 
 
 def _all_backend_key_sets() -> int:
@@ -172,6 +187,8 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
 
     with _StashDispatchStack(), DisablePythonDispatcher():
         out = namespace("aten").alias.default(self)
+    if type(out) is not Tensor:
+        return _existing_object(out, cls)
     out = _retype(out, cls)
     _set_python_dispatch(out, cls)
     return out

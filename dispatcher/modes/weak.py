@@ -67,6 +67,14 @@ class WeakIdKeyDictionary:
             raise KeyError(key)
         del self._data[id(key)]
 
+    def pop(self, key: Any, default: Any = None) -> Any:
+        """Remove ``key``'s entry and return its value (``default`` when there is none)."""
+        entry = self._data.get(id(key))
+        if entry is None or entry[0]() is not key:
+            return default
+        del self._data[id(key)]
+        return entry[1]
+
     def __contains__(self, key: Any) -> bool:
         entry = self._data.get(id(key))
         return entry is not None and entry[0]() is key

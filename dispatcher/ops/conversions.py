@@ -64,14 +64,9 @@ def memory_format_code(memory_format: Any) -> int:
 
 def _channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """Strides of channels_last (4-D) / channels_last_3d (5-D): C fastest, then W, H, (D), N."""
-    ndim = len(shape)
-    order = [1] + list(range(ndim - 1, 1, -1)) + [0]
-    out = [0] * ndim
-    acc = 1
-    for d in order:
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
+    from ..memory_format import channels_last_strides
+
+    return channels_last_strides(shape, 2 if len(shape) == 4 else 3)
 
 
 def like_strides(self: Tensor, memory_format: Any) -> tuple[int, ...]:
@@ -324,12 +319,7 @@ def item(self: Tensor) -> Any:
 @impl("contiguous", "CompositeImplicitAutograd")
 def contiguous(self: Tensor, *, memory_format: Any = 0) -> Tensor:
     mf = _memory_format_code(memory_format)
-    if mf == _CHANNELS_LAST:
-        from .strides import _channels_last_strides
-
-        if self.dim() == 4 and self._stride == _channels_last_strides(self._shape):
-            return self
-    elif self._contiguous:
+    if self.is_contiguous(memory_format=_CONTIGUOUS_FORMAT if mf is None else mf):
         return self
     if mf == _PRESERVE_FORMAT:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
@@ -351,11 +341,9 @@ def _memory_format_code(mf: Any) -> int | None:
 
 
 def _suggest_memory_format(t: Tensor) -> int:
-    from .strides import _channels_last_strides
+    from ..memory_format import suggest_memory_format_code
 
-    if t.dim() == 4 and not t._contiguous and t._stride == _channels_last_strides(t._shape):
-        return _CHANNELS_LAST
-    return _CONTIGUOUS_FORMAT
+    return suggest_memory_format_code(t._shape, t._stride)
 
 
 def _to_impl(self: Tensor, dtype: Any, layout: Any, device: Any, pin_memory: Any, non_blocking: bool, copy: bool,

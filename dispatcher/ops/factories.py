@@ -18,7 +18,7 @@ from .. import dtypes as _dt
 from ..tensor import Tensor, as_device, contiguous_strides
 from .backend_select import register_backend_select
 from .kernel_registry import impl
-from .strides import CHANNELS_LAST, _channels_last_strides, like_strides, memory_format_code
+from .strides import CHANNELS_LAST, CHANNELS_LAST_3D, _channels_last_strides, like_strides, memory_format_code
 
 #: c10's ScalarType names, used in PyTorch's "not implemented for 'Long'" messages
 SCALAR_TYPE_NAMES = {
@@ -100,7 +100,7 @@ def _not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
 def empty_memory_format(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
     shape = check_size_nonnegative(size)
     mf = memory_format_code(memory_format)
-    stride = _channels_last_strides(shape) if mf == CHANNELS_LAST else contiguous_strides(shape)
+    stride = _channels_last_strides(shape, mf) if mf in (CHANNELS_LAST, CHANNELS_LAST_3D) else contiguous_strides(shape)
     return _empty(shape, factory_dtype(dtype), device, stride)
 
 

@@ -86,15 +86,9 @@ def is_non_overlapping_and_dense(shape: Sequence[int], stride: Sequence[int]) ->
 
 def is_channels_last_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
     """``is_contiguous(memory_format=torch.channels_last)`` for a 4-d tensor (False otherwise)."""
-    if len(shape) != 4:
-        return False
-    expected = 1
-    for d in (1, 3, 2, 0):
-        if shape[d] != 1:
-            if stride[d] != expected:
-                return False
-            expected *= shape[d]
-    return True
+    from ..memory_format import is_channels_last_contiguous_2d
+
+    return is_channels_last_contiguous_2d(shape, stride)
 
 
 def channels_last_strides(shape: Sequence[int]) -> tuple[int, ...]:

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..memory_format import channels_last_strides as channels_last_strides_of
+from ..memory_format import suggest_memory_format_code
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
 from .composite import _op
@@ -39,28 +41,10 @@ aten = namespace("aten")
 # --- cat / stack (TensorShape.cpp) ---------------------------------------------------------------------
 
 
-def is_channels_last_strides_2d(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
-    """c10's is_channels_last_strides_2d for a 4-D (N, C, H, W) tensor."""
-    if stride[1] == 0:
-        return False
-    minimum = 0
-    for d in (1, 3, 2, 0):
-        if shape[d] == 0 or stride[d] < minimum:
-            return False
-        if d == 0 and minimum == stride[1]:
-            return False
-        minimum = stride[d]
-        if shape[d] > 1:
-            minimum *= shape[d]
-    return True
-
-
 def suggest_memory_format(t: Tensor) -> int:
-    """0 (contiguous_format) or 2 (channels_last), as ``Tensor.suggest_memory_format()``."""
+    """0 (contiguous_format), 2 (channels_last) or 3 (channels_last_3d), as ``Tensor.suggest_memory_format()``."""
     # NB: checked before contiguity, as c10 does: e.g. [1, 1, 2, 1] with strides (2, 1, 1, 1) is both.
-    if len(t._shape) == 4 and is_channels_last_strides_2d(t._shape, t._stride):
-        return 2
-    return 0
+    return suggest_memory_format_code(t._shape, t._stride)
 
 
 def channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -129,8 +113,9 @@ def cat_meta(tensors: list[Tensor], dim: int) -> tuple[TensorMeta, list[Tensor]]
                 )
         total += t._shape[dim]
     shape = ref._shape[:dim] + (total,) + ref._shape[dim + 1:]
-    if _cat_output_memory_format(tensors) == 2:
-        stride = channels_last_strides(shape)
+    fmt = _cat_output_memory_format(tensors)
+    if fmt:
+        stride = channels_last_strides_of(shape, fmt)
     else:
         stride = contiguous_strides(shape)
     return TensorMeta(shape, stride, dtype), kept

@@ -16,6 +16,7 @@ from .meta_utils import elementwise_strides
 CONTIGUOUS_FORMAT = 0
 PRESERVE_FORMAT = 1
 CHANNELS_LAST = 2
+CHANNELS_LAST_3D = 3
 _MEMORY_FORMATS = {"contiguous_format": 0, "preserve_format": 1, "channels_last": 2, "channels_last_3d": 3}
 
 
@@ -46,11 +47,10 @@ def is_non_overlapping_and_dense(shape: tuple[int, ...], stride: tuple[int, ...]
     return True
 
 
-def _channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    if len(shape) != 4:
-        raise RuntimeError("required rank 4 tensor to use channels_last format")
-    n, c, h, w = shape
-    return (h * w * c, 1, w * c, c)
+def _channels_last_strides(shape: tuple[int, ...], code: int = CHANNELS_LAST) -> tuple[int, ...]:
+    from ..memory_format import channels_last_strides
+
+    return channels_last_strides(shape, code)
 
 
 def like_strides(self: Tensor, memory_format: Any) -> tuple[int, ...]:
@@ -59,8 +59,8 @@ def like_strides(self: Tensor, memory_format: Any) -> tuple[int, ...]:
     shape = self._shape
     if mf == CONTIGUOUS_FORMAT:
         return contiguous_strides(shape)
-    if mf == CHANNELS_LAST:
-        return _channels_last_strides(shape)
+    if mf in (CHANNELS_LAST, CHANNELS_LAST_3D):
+        return _channels_last_strides(shape, mf)
     if mf not in (None, PRESERVE_FORMAT):
         raise RuntimeError(f"unsupported memory format {memory_format}")
     if self._contiguous or is_non_overlapping_and_dense(shape, self._stride):
