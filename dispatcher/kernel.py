@@ -31,7 +31,10 @@ PLAIN, WITH_KEYSET, FALLBACK, FALLBACK_KEYSET, BOXED = range(5)
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 # Frames in these files are the registration machinery, not the code that registers.
-_MACHINERY = {os.path.join(_PACKAGE_DIR, name) for name in ("kernel.py", "library.py", "python_dispatcher.py")}
+_MACHINERY = {os.path.join(_PACKAGE_DIR, name) for name in (
+    "kernel.py", "python_dispatcher.py", "_C.py", "library/__init__.py", "library/core.py", "library/functions.py",
+    "library/custom_ops.py",
+)}
 
 
 class KernelFunction:

@@ -213,7 +213,10 @@ def python_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
         if not stack:
             s.included &= ~PYTHON_MODE_KEYS_RAW
         try:
-            if mode.__class__ in _CHECKED_MODE_CLASSES:
+            rules = op.__dict__.get("_torch_dispatch_rules")  # torch.library.register_torch_dispatch
+            if rules and mode.__class__ in rules:
+                ret = rules[mode.__class__](mode, op, (), args, kwargs)
+            elif mode.__class__ in _CHECKED_MODE_CLASSES:
                 ret = mode.__torch_dispatch__(op, (), args, kwargs)
             else:
                 ret = _mode_handler(mode)(op, (), args, kwargs)

@@ -119,10 +119,9 @@ def _requires_grad(value: Any) -> bool:
 
 def _adinplaceorview_kernel(mutated: tuple[str, ...]) -> Callable[..., Any]:
     from ..dispatch import redispatch_excluding
-    from ..keyset import full_after_bits, key_bits
+    from ..keyset import full_after_bits
 
     after = full_after_bits(DispatchKey.ADInplaceOrView)
-    bits = key_bits(DispatchKey.ADInplaceOrView)
 
     def kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
         names = [a.name for a in op._schema.arguments]
@@ -132,9 +131,14 @@ def _adinplaceorview_kernel(mutated: tuple[str, ...]) -> Callable[..., Any]:
             for t in value if isinstance(value, (list, tuple)) else (value,):
                 if isinstance(t, Tensor):
                     t._bump_version()
-        return redispatch_excluding(op, ks, after, bits, args, kwargs)
+        # straight past ADInplaceOrView, nothing excluded in TLS: the kernel's own in-place ops bump again
+        return redispatch_excluding(op, ks, after, 0, args, kwargs)
 
     return kernel
+
+
+#: every custom op made, by qualified name (torch._library.custom_ops.OPDEFS)
+OPDEFS: dict[str, CustomOpDef] = {}
 
 
 class CustomOpDef:
@@ -142,7 +146,7 @@ class CustomOpDef:
 
     def __init__(self, namespace: str, name: str, schema: str, fn: Callable[..., Any],
                  mutated: tuple[str, ...], tags: Any = ()) -> None:
-        from ..kernel import BOXED, KernelFunction, registration_site
+        from ..kernel import BOXED, PLAIN, KernelFunction, registration_site
 
         self._namespace, self._name = namespace, name
         self._qualname = f"{namespace}::{name}"
@@ -155,7 +159,8 @@ class CustomOpDef:
         self._lib.define(name + schema, tags=tags)
         self._opoverload = _resolve(self._qualname)
         site = registration_site()
-        self._lib.impl(name, self._fake_impl, "Meta")
+        self._meta = KernelFunction(self._fake_impl, PLAIN, site)  # register_fake puts the user's function here
+        self._lib._removers.append(_register_kernel(self._opoverload, DispatchKey.Meta, self._meta))
         auto = KernelFunction(make_autograd_kernel(self._opoverload, None, None), BOXED, site)
         self._autograd = auto
         self._lib._removers.append(_register_kernel(self._opoverload, DispatchKey.Autograd, auto))
@@ -164,11 +169,18 @@ class CustomOpDef:
             self._lib._removers.append(_register_kernel(self._opoverload, DispatchKey.ADInplaceOrView, view))
         self.__name__ = name
         self.__doc__ = fn.__doc__
+        OPDEFS[self._qualname] = self  # alive as long as the process, as torch's custom ops are
 
     def __repr__(self) -> str:
         return f"<CustomOpDef({self._qualname})>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # torch's op call checks __torch_function__ first (TorchFunctionModes, tracer.compile's capture see the
+        # op, not its kernel's insides)
+        from ..modes import function_mode as fm  # (the modes package needs the aten ops registered first)
+
+        if fm._ARMED.n:
+            return fm.handle_torch_function(self._opoverload, self._opoverload, args, kwargs)
         return self._opoverload(*args, **kwargs)
 
     def _fake_impl(self, *args: Any, **kwargs: Any) -> Any:
@@ -198,6 +210,7 @@ class CustomOpDef:
 
         def inner(f: Callable[..., Any]) -> Callable[..., Any]:
             self._abstract_fn = f
+            self._meta.fn = f
             return f
 
         return inner if fn is None else inner(fn)

@@ -53,11 +53,11 @@ def opcheck(op: Any, args: tuple, kwargs: dict | None = None, *, test_utils: Any
             if test == "test_schema":
                 mutated = {x.name for x in overload._schema.arguments if x.alias_info and x.alias_info.is_write}
                 names = [x.name for x in overload._schema.arguments]
-                before = [np.array(t.numpy()) if isinstance(t, Tensor) else None for t in _flat(list(a))]
+                before = [np.array(t.detach().numpy()) if isinstance(t, Tensor) else None for t in _flat(list(a))]
                 overload(*a, **k)
                 for i, (t, old) in enumerate(zip(_flat(list(a)), before)):
                     name = names[i] if i < len(names) else str(i)
-                    if old is not None and name not in mutated and not np.array_equal(old, t.numpy(), equal_nan=True):
+                    if old is not None and name not in mutated and not np.array_equal(old, t.detach().numpy(), equal_nan=True):
                         raise OpCheckError(f"{overload}: argument {name} is mutated but not marked as mutable in "
                                            "the schema")
             elif test == "test_autograd_registration":
