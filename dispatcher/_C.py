@@ -21,6 +21,7 @@ from .autograd.grad_mode import _set_grad_enabled
 from .keys import DispatchKey, is_runtime_key
 from .library.core import Library, fallthrough_kernel
 from .registry import REGISTRY
+from .schema import parse_schema
 from .tls import (
     AutoDispatchBelowADInplaceOrView as _AutoDispatchBelowADInplaceOrView,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "_IncludeDispatchKeyGuard",
     "_DispatchModule",
     "_DispatchOperatorHandle",
+    "_dispatch_check_all_invariants",
     "_dispatch_check_invariants",
     "_dispatch_dump",
     "_dispatch_dump_table",
@@ -153,6 +155,12 @@ def _dispatch_check_invariants(name: str) -> None:
     return None
 
 
+def _dispatch_check_all_invariants() -> None:
+    """Check every registered operator's table (``_dispatch_check_invariants`` for each)."""
+    for op in REGISTRY.all_operators():
+        _dispatch_check_invariants(op.name())
+
+
 def _dispatch_has_kernel(name: str) -> bool:
     """Whether an operator of that name exists (a schema or any kernel registered)."""
     return _lookup(name) is not None
@@ -198,14 +206,15 @@ def _t_t(x: Any) -> Any:
     return x
 
 
-def _check_t_t(op: Any, debug: str) -> None:
+def _check_t_t(op: Any, debug: str, schema: Any = None, schema_debug: str = "") -> None:
     """The check of a typed kernel against the schema (``checkSchemaMatches`` of c10's inferred schema)."""
-    schema = op._schema
+    schema = schema if schema is not None else op._schema
+    schema_debug = schema_debug or op._schema_debug
     for what, given in (("arguments", len(schema.arguments)), ("returns", len(schema.returns))):
         if given != 1:
             raise RuntimeError(
                 "Inferred operator schema for a C++ kernel function doesn't match the expected function schema.\n"
-                f"  operator: {op.name()}\n  expected schema: {schema}\n    {op._schema_debug}\n"
+                f"  operator: {op.name()}\n  expected schema: {schema}\n    {schema_debug}\n"
                 f"  inferred schema: {_T_T}\n    {debug}\n  reason: The number of {what} is different. {given} vs 1."
             )
 
@@ -224,23 +233,34 @@ class _DispatchModule:
     def _default_key(self, dispatch: str) -> str:
         return dispatch if dispatch else ""
 
+    def _define(self, schema: str, alias: str, tags: Any = ()) -> str:
+        """Define, after checking the typed kernels registered before the schema (torch checks them at def)."""
+        full = schema if "::" in schema.split("(", 1)[0] else f"{self._lib.ns}::{schema.lstrip()}"
+        parsed = parse_schema(full)
+        op = REGISTRY.find(parsed.name, parsed.overload_name)
+        if op is not None and op._schema is None:
+            typed = [k for ks in op.kernels.values() for k in ks if k.signature]
+            if typed:
+                _check_t_t(op, typed[0].debug, parsed, self._site)
+        return self._lib.define(schema, alias, tags=tags, debug=self._site)
+
     def def_(self, schema: str, alias: str = "") -> _DispatchModule:
-        self._lib.define(schema, alias, debug=self._site)
+        self._define(schema, alias)
         return self
 
     def def_legacy(self, schema: str) -> _DispatchModule:
         return self.def_(schema)
 
     def define(self, schema: str, alias_analysis: str = "", tags: Any = ()) -> str:
-        return self._lib.define(schema, alias_analysis, tags=tags, debug=self._site)
+        return self._define(schema, alias_analysis, tags)
 
     def def_name_t_t(self, name: str, dispatch: str = "", debug: str = "default_def_name_t_t") -> _DispatchModule:
-        self._lib.define(f"{name}{_T_T}", debug=self._site)
+        self._define(f"{name}{_T_T}", "CONSERVATIVE")  # a schema inferred from a C++ function: conservative
         return self.impl_t_t(name, dispatch, debug)
 
     def def_schema_t_t(self, name: str, dispatch: str = "", alias: str = "",
                        debug: str = "default_def_schema_t_t") -> _DispatchModule:
-        defined = self._lib.define(name, alias, debug=self._site)
+        defined = self._define(name, alias)
         return self.impl_t_t(defined, dispatch, debug)
 
     def impl_t_t(self, name: str, dispatch: str = "", debug: str = "impl_t_t") -> _DispatchModule:

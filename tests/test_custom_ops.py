@@ -162,3 +162,45 @@ def test_opcheck(both, torch):
     theirs = torch.library.opcheck(both[0]["scaled_sin"], (torch.tensor(x, requires_grad=True),))
     ours = D.library.opcheck(both[1]["scaled_sin"], (D.tensor(x, requires_grad=True),))
     assert ours == {k: v for k, v in theirs.items() if k in ours} and set(ours) <= set(theirs)
+
+
+def p_joint(T: Any, F: Any = None) -> Any:
+    """The forward and, through register_autograd's backward, the gradient in one traced graph."""
+    def f(x):
+        y = T.ops.dk_custom.scaled_sin(x, 2.0)
+        (g,) = T.autograd.grad(y.sum(), [x])
+        return y, g
+
+    return f
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_make_fx_joint_graph_through_the_registered_backward(both, torch, config):
+    from torch._decomp import core_aten_decompositions as torch_core
+    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
+
+    from tracer import make_fx
+    from tracer.decompositions import core_aten_decompositions
+
+    kw_t, kw_o = dict(CONFIGS[config]), dict(CONFIGS[config])
+    if config == "core":
+        kw_t["decomposition_table"], kw_o["decomposition_table"] = torch_core(), core_aten_decompositions()
+    arrays = C.arrays([(3,)], 0)
+    gm_t = torch_make_fx(p_joint(torch), **kw_t)(*C.inputs(torch, arrays, (0,)))
+    gm_o = make_fx(p_joint(D), **kw_o)(*C.inputs(D, arrays, (0,)))
+    assert gm_o.code == gm_t.code
+    assert "aten.cos.default" in C.targets(gm_o)  # the user's backward ran while tracing
+
+
+def test_overloads_of_a_library_op_are_picked_by_schema(torch):
+    results = []
+    for T in (torch, D):
+        with T.library._scoped_library("dk_overloads", "FRAGMENT") as lib:
+            lib.define("pick(Tensor x) -> Tensor")
+            lib.define("pick.int(Tensor x, int n) -> Tensor")
+            lib.impl("pick", lambda x: x + 1, "CPU")
+            lib.impl("pick.int", lambda x, n: x + n, "CPU")
+            packet = T.ops.dk_overloads.pick
+            results.append((sorted(packet.overloads()), C.to_np(packet(T.zeros(2))).tolist(),
+                            C.to_np(packet(T.zeros(2), 5)).tolist(), str(packet.int)))
+    assert results[0] == results[1]
