@@ -19,9 +19,10 @@ import dispatcher
 import dispatcher._C as C
 from dispatcher.python_dispatcher import PythonDispatcher
 
-SEED = pathlib.Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "seeds" / "python_dispatcher_seed.py"
-if not SEED.exists():
-    SEED = pathlib.Path("/work/shared/seeds/python_dispatcher_seed.py")
+_ROOT = pathlib.Path(__file__).resolve().parents[1]  # the checkout; ../shared beside it (or two levels up: a worktree)
+SEED = next((p for p in (_ROOT.parent / "shared", _ROOT.parent.parent / "shared")
+             if (p / "seeds" / "python_dispatcher_seed.py").exists()), _ROOT.parent / "shared") / "seeds" / \
+    "python_dispatcher_seed.py"
 
 
 def _seed_class() -> type:

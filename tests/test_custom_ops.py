@@ -204,3 +204,18 @@ def test_overloads_of_a_library_op_are_picked_by_schema(torch):
             results.append((sorted(packet.overloads()), C.to_np(packet(T.zeros(2))).tolist(),
                             C.to_np(packet(T.zeros(2), 5)).tolist(), str(packet.int)))
     assert results[0] == results[1]
+
+
+def test_register_kernel_overrides_the_default_for_one_device(torch):
+    results = []
+    for T in (torch, D):
+        def plus(x):
+            return x + 1
+
+        plus.__annotations__ = {"x": T.Tensor, "return": T.Tensor}
+        op = T.library.custom_op(f"{NS}::plus", mutates_args=())(plus)
+        before = C.to_np(op(T.zeros(2))).tolist()
+        T.library.register_kernel(f"{NS}::plus", "cpu", lambda x: x + 10)
+        results.append((before, C.to_np(op(T.zeros(2))).tolist(),
+                        T._C._dispatch_has_kernel_for_dispatch_key(f"{NS}::plus", "CPU")))
+    assert results[0] == results[1] == ([1.0, 1.0], [10.0, 10.0], True)
