@@ -205,10 +205,14 @@ def dump(op: Any) -> str:
     else:
         lines.append("schema: (none)")
     for key in sorted(op.kernels, key=int):
-        for kernel in reversed(op.kernels[key]):
+        for n, kernel in enumerate(reversed(op.kernels[key])):
             alias = "[alias]" if is_alias_key(key) else ""
+            if n:  # shadowed by a newer registration on the same key
+                alias += " (inactive)"
             fallthrough = "fallthrough " if kernel.is_fallthrough else ""
-            lines.append(f"{key.name}{alias}: {fallthrough}{kernel.debug} :: (none) [ boxed ]")
+            signature = kernel.signature
+            kinds = "boxed unboxed" if signature else "boxed"
+            lines.append(f"{key.name}{alias}: {fallthrough}{kernel.debug} :: {signature or '(none)'} [ {kinds} ]")
     return "\n".join(lines) + "\n"
 
 

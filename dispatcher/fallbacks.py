@@ -31,7 +31,7 @@ from .dispatch import redispatch_bound, resolve_key_set
 from .kernel import BOXED, KernelFunction, builtin_site
 from .keys import DispatchKey
 from .keyset import full_after_bits
-from .library import register_builtin_fallback
+from .library.core import register_builtin_fallback
 from .py_dispatch import python_dispatcher_fallback
 from .tls import per_thread as _per_thread
 
@@ -119,7 +119,7 @@ def install() -> None:
             key, KernelFunction(None, BOXED, builtin_site("fallbacks.py"), is_fallthrough=True, from_python=False)
         )
     for key in AUTOGRAD_FALLBACK_KEYS:
-        register_builtin_fallback(key, boxed(autograd_fallback, "autograd_fallback.py"))
+        register_builtin_fallback(key, boxed(autograd_fallback, "autograd_fallback.py(VariableFallbackKernel.cpp)"))
     for key in PASS_THROUGH_KEYS:
         register_builtin_fallback(key, boxed(_continue_below(key), "fallbacks.py"))
     register_builtin_fallback(DK.PythonTLSSnapshot, boxed(python_tls_snapshot_fallback, "fallbacks.py"))

@@ -31,13 +31,16 @@ PLAIN, WITH_KEYSET, FALLBACK, FALLBACK_KEYSET, BOXED = range(5)
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 # Frames in these files are the registration machinery, not the code that registers.
-_MACHINERY = {os.path.join(_PACKAGE_DIR, name) for name in ("kernel.py", "library.py", "python_dispatcher.py")}
+_MACHINERY = {os.path.join(_PACKAGE_DIR, name) for name in (
+    "kernel.py", "python_dispatcher.py", "_C.py", "library/__init__.py", "library/core.py", "library/functions.py",
+    "library/custom_ops.py",
+)}
 
 
 class KernelFunction:
     """A kernel in a dispatch table or registration list."""
 
-    __slots__ = ("fn", "convention", "debug", "is_fallthrough", "from_python")
+    __slots__ = ("fn", "convention", "debug", "is_fallthrough", "from_python", "signature")
 
     def __init__(
         self,
@@ -52,6 +55,8 @@ class KernelFunction:
         self.debug = debug  #: "registered at file:line", as PyTorch's dumps print it
         self.is_fallthrough = is_fallthrough  #: skip this key instead of calling anything
         self.from_python = from_python  #: registered by user code through Library (allow_override checks)
+        #: the C++ signature a typed (unboxed) kernel has, as the dump prints it ("(Tensor _0) -> Tensor _0")
+        self.signature: str | None = None
 
     def call(self, op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
         """Call the kernel for ``op`` with the (raw) key set the dispatcher computed."""

@@ -109,6 +109,9 @@ def _call_top_mode(s: Any, stack: list[Any], func: Any, types: tuple, args: tupl
     if not stack:
         s.included &= ~PYTHON_MODE_KEYS_RAW
     try:
+        rules = func.__dict__.get("_torch_dispatch_rules")  # torch.library.register_torch_dispatch
+        if rules and mode.__class__ in rules:
+            return rules[mode.__class__](mode, func, types, args, kwargs), mode
         if mode.__class__ in _CHECKED_MODE_CLASSES:  # (checked already: call the handler directly)
             return mode.__torch_dispatch__(func, types, args, kwargs), mode
         return _mode_handler(mode)(func, types, args, kwargs), mode
@@ -146,8 +149,10 @@ def handle_torch_dispatch(overloaded: list[Any], func: Any, args: tuple, kwargs:
     if stack and not (s.excluded & PYTHON_RAW):
         ret, mode = _call_top_mode(s, stack, func, types, args, kwargs)
     if ret is NotImplemented:
+        rules = func.__dict__.get("_torch_dispatch_rules")
         for a in overloaded:
-            ret = a.__torch_dispatch__(func, types, args, kwargs)
+            rule = rules.get(type(a)) if rules else None
+            ret = rule(type(a), func, types, args, kwargs) if rule else a.__torch_dispatch__(func, types, args, kwargs)
             if ret is not NotImplemented:
                 break
     if ret is NotImplemented:
@@ -252,7 +257,10 @@ def python_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
         if not stack:
             s.included &= ~PYTHON_MODE_KEYS_RAW
         try:
-            if mode.__class__ in _CHECKED_MODE_CLASSES:
+            rules = op.__dict__.get("_torch_dispatch_rules")  # torch.library.register_torch_dispatch
+            if rules and mode.__class__ in rules:
+                ret = rules[mode.__class__](mode, op, (), args, kwargs)
+            elif mode.__class__ in _CHECKED_MODE_CLASSES:
                 ret = mode.__torch_dispatch__(op, (), args, kwargs)
             else:
                 ret = _mode_handler(mode)(op, (), args, kwargs)

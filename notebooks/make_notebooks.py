@@ -85,6 +85,61 @@ print(ops.nb.scale.default(torch.ones(3)))
 print(torch.explain_dispatch(ops.nb.scale.default, torch.ones(3)))
 """),
     md("""
+## A custom operator with `torch.library.custom_op`
+The high-level API writes the registrations for you: the schema comes from the type hints, the function
+becomes the kernel of every device (CompositeExplicitAutograd), `register_fake` gives the Meta kernel that
+FakeTensorMode and make_fx's fake mode run, `register_autograd` an Autograd kernel, and `mutates_args` an
+ADInplaceOrView kernel that bumps version counters. The dump shows each registration; `explain_dispatch`
+shows where one call goes (Autograd kernel, then the device kernel, then the aten ops inside).
+"""),
+    code("""
+from dispatcher import Tensor
+from tracer import make_fx
+
+@torch.library.custom_op("nb::mysin", mutates_args=())
+def mysin(x: Tensor, scale: float = 1.0) -> Tensor:
+    return torch.sin(x) * scale
+
+@mysin.register_fake
+def _(x, scale=1.0):
+    return torch.empty_like(x)
+
+def setup_context(ctx, inputs, output):
+    ctx.save_for_backward(inputs[0])
+    ctx.scale = inputs[1]
+
+def backward(ctx, grad):
+    (x,) = ctx.saved_tensors
+    return grad * torch.cos(x) * ctx.scale, None
+
+mysin.register_autograd(backward, setup_context=setup_context)
+print(ops.nb.mysin.default._schema)
+print(torch._C._dispatch_dump("nb::mysin"))
+"""),
+    code("""
+x = torch.randn(3, requires_grad=True)
+y = mysin(x, 2.0)
+y.sum().backward()
+print(y.grad_fn, float((x.grad - 2 * torch.cos(x)).abs().max()))
+print(torch.explain_dispatch(ops.nb.mysin.default, torch.ones(2, requires_grad=True)))
+print(make_fx(lambda t: mysin(t, 3.0) + 1, tracing_mode="fake")(torch.randn(4)).code)   # one node
+"""),
+    md("""
+## The seed's hooks: `torch._C._dispatch_library`
+Underneath, `Library` is the hook PyTorch's own C++ tests and the original `PythonDispatcher` use. The old
+alias names `Math` and `DefaultBackend` still parse here.
+"""),
+    code("""
+ref = torch._C._dispatch_library("FRAGMENT", "nb_seed", "")
+ref.def_("foo(Tensor x) -> Tensor").impl_t_t("foo", dispatch="Math", debug="fn_Math")
+ref.impl_t_t("foo", dispatch="CPU", debug="fn_CPU")
+print(torch._C._dispatch_dump("nb_seed::foo"))
+print("\\n".join(l for l in torch._C._dispatch_dump_table("nb_seed::foo").splitlines()
+                if l.split(":")[0] in ("CPU", "XLA", "AutogradCPU", "AutogradOther")))
+del ref                                       # the registrations go with the handle
+print(repr(torch._C._dispatch_dump("nb_seed::foo")))
+"""),
+    md("""
 ## The teaching `PythonDispatcher`
 Register generated kernels on any mix of keys and read off the table the dispatcher computes,
 the same text PyTorch's `torch._python_dispatcher.PythonDispatcher` prints.

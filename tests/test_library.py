@@ -69,7 +69,7 @@ def test_allow_override_false_and_override_warning():
     lib.impl("foo", lambda x: 1, "CPU")
     with pytest.raises(RegistrationError, match="already a kernel registered from python overriding foo's behavior for CPU"):
         lib.impl("foo", lambda x: 2, "CPU", allow_override=False)
-    import dispatcher.library as library_module
+    import dispatcher.library.core as library_module
 
     library_module._warned_override = False
     with warnings.catch_warnings(record=True) as caught:

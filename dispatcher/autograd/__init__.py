@@ -121,7 +121,7 @@ def register_autograd_kernel(op: Any) -> None:
     """Install the generic autograd kernel on ``op``'s Autograd alias key (the op needs a derivative)."""
     from ..kernel import BOXED, KernelFunction
     from ..keys import DispatchKey
-    from ..library import _register_kernel
+    from ..library.core import _register_kernel
 
     name = op.name().split("::", 1)[1]
     manual = MANUAL_AUTOGRAD_KERNELS.get(name)

@@ -20,13 +20,13 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from . import dispatch_table
-from .errors import RegistrationError
-from .kernel import FALLBACK, FALLBACK_KEYSET, PLAIN, WITH_KEYSET, KernelFunction, registration_site
-from .keys import DispatchKey, is_alias_key, is_runtime_key
-from .op_overload import OpOverload, forget_cached, get_or_create_overload
-from .registry import REGISTRY
-from .schema import parse_schema
+from .. import dispatch_table
+from ..errors import RegistrationError
+from ..kernel import FALLBACK, FALLBACK_KEYSET, PLAIN, WITH_KEYSET, KernelFunction, registration_site
+from ..keys import DispatchKey, is_alias_key, is_runtime_key
+from ..op_overload import OpOverload, forget_cached, get_or_create_overload
+from ..registry import REGISTRY
+from ..schema import parse_schema
 
 DK = DispatchKey
 _KINDS = ("DEF", "IMPL", "FRAGMENT")
@@ -153,9 +153,12 @@ class Library:
         return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={key})>"
 
     # --- define ------------------------------------------------------------
-    def define(self, schema: str, alias_analysis: str = "", *, tags: Any = ()) -> str:
-        """Define an operator from a schema string; returns its name (``foo`` or ``foo.overload``)."""
-        site = registration_site()
+    def define(self, schema: str, alias_analysis: str = "", *, tags: Any = (), debug: str | None = None) -> str:
+        """Define an operator from a schema string; returns its name (``foo`` or ``foo.overload``).
+
+        ``debug`` (a dispatchkit extension) replaces the "registered at file:line" text the dumps show.
+        """
+        site = debug if debug is not None else registration_site()
         name_part = schema.split("(", 1)[0].strip()
         if self.kind == "IMPL":
             raise RegistrationError(
@@ -209,6 +212,7 @@ class Library:
         with_keyset: bool = False,
         allow_override: bool = True,
         debug: str | None = None,
+        signature: str | None = None,
     ) -> None:
         """Register ``fn`` as the kernel of an operator for one key (runtime or alias).
 
@@ -256,12 +260,14 @@ class Library:
             kernel = KernelFunction(None, PLAIN, site, is_fallthrough=True)
         else:
             kernel = KernelFunction(fn, WITH_KEYSET if with_keyset else PLAIN, site)
+        kernel.signature = signature
         self._removers.append(_register_kernel(op, key, kernel))
 
     # --- fallback ------------------------------------------------------------
-    def fallback(self, fn: Callable[..., Any], dispatch_key: str | DispatchKey = "", *, with_keyset: bool = False) -> None:
+    def fallback(self, fn: Callable[..., Any], dispatch_key: str | DispatchKey = "", *, with_keyset: bool = False,
+                 debug: str | None = None) -> None:
         """Register a boxed fallback for one runtime key, used by every op without a more specific entry."""
-        site = registration_site()
+        site = debug if debug is not None else registration_site()
         if self.ns != "_":
             raise RegistrationError(
                 f'Fallback can only be registered using library fragment on the global namespace "_" but it is {self.ns}'
