@@ -15,6 +15,9 @@ from .drawing import draw as draw  # noqa: E402
 from .drawing import render as render  # noqa: E402
 from .drawing import to_dot as to_dot  # noqa: E402
 from .drawing import to_svg as to_svg  # noqa: E402
+from .inline import Picture as Picture  # noqa: E402
+from .inline import show as show  # noqa: E402
+from .inline import side_by_side as side_by_side  # noqa: E402
 from .nx import critical_path as critical_path  # noqa: E402
 from .nx import dominators as dominators  # noqa: E402
 from .nx import liveness as liveness  # noqa: E402
