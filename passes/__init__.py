@@ -26,6 +26,8 @@ from .nx import parallelism_profile as parallelism_profile  # noqa: E402
 from .nx import to_networkx as to_networkx  # noqa: E402
 from .nx import topological_generations as topological_generations  # noqa: E402
 from .stats import op_stats as op_stats  # noqa: E402
+from .viewer import Viewer as Viewer  # noqa: E402
+from .viewer import view as view  # noqa: E402
 
 # isort: split
 # --- serialization, functionalization, pattern rewriting ---
