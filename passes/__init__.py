@@ -30,6 +30,15 @@ from .viewer import Viewer as Viewer  # noqa: E402
 from .viewer import view as view  # noqa: E402
 
 # isort: split
+# --- the dispatcher drawn ---
+from .dispatch_view import dispatch_table as dispatch_table  # noqa: E402
+from .dispatch_view import explain_picture as explain_picture  # noqa: E402
+from .dispatch_view import keyset_bits as keyset_bits  # noqa: E402
+from .dispatch_view import register_ipython_formatters as _register_ipython_formatters  # noqa: E402
+
+_register_ipython_formatters()
+
+# isort: split
 # --- serialization, functionalization, pattern rewriting ---
 from .functionalize import FunctionalizationError as FunctionalizationError  # noqa: E402
 from .functionalize import functionalize as functionalize  # noqa: E402
