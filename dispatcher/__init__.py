@@ -190,4 +190,16 @@ from . import _C  # noqa: E402, F401  (torch._C's private names: _EnablePythonDi
 __all__ += ["optim", "ScriptObject"]
 from . import optim  # noqa: E402
 from .script_object import ScriptObject  # noqa: E402
+
 # --- end nn modules / optim exports ---
+
+
+# --- torch names that do not exist here (dispatcher/_missing.py): an AttributeError naming what to use ---
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    from ._missing import missing_attribute
+
+    raise missing_attribute(__name__, name)
+# --- end torch names ---

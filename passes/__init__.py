@@ -8,6 +8,8 @@ shared purity / aliasing rules in side_effects.py), safe serialization (serializ
 (cli/).
 """
 
+from dispatcher import __version__ as __version__  # (one version for the three packages: pyproject reads it)
+
 # --- drawing, networkx views, statistics ---
 from .drawing import DrawingTimeout as DrawingTimeout  # noqa: E402
 from .drawing import GraphvizNotFound as GraphvizNotFound  # noqa: E402
