@@ -63,6 +63,7 @@ from dispatcher.memory_format import (
 )
 from dispatcher.memory_format import layout as _Layout
 from dispatcher.memory_format import memory_format as _MemoryFormat
+from dispatcher.nn.parameter import Parameter
 from dispatcher.op_overload import OpOverload
 from dispatcher.registry import REGISTRY
 from dispatcher.tensor import Tensor
@@ -84,6 +85,20 @@ VERSION = 1
 MAX_DEPTH = 64
 _INT_MIN, _INT_MAX = -(2**63), 2**64 - 1  # int64, plus the uint64 range some masks use
 _FLOAT_RE = re.compile(r"^-?(inf|nan|\d+(\.\d*)?([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?)$")
+
+
+def _encode_module_stack(stack: Any) -> list[list[str]] | None:
+    """``meta["nn_module_stack"]`` as [[key, fqn, class], ...] (class as ``module.qualname`` text), or None."""
+    if not isinstance(stack, dict) or not stack:
+        return None
+    out = []
+    for key, value in stack.items():
+        if not (isinstance(key, str) and isinstance(value, (tuple, list)) and len(value) == 2):
+            return None
+        fqn, cls = value
+        cls_name = f"{cls.__module__}.{cls.__qualname__}" if isinstance(cls, type) else str(cls)
+        out.append([key, str(fqn), cls_name])
+    return out
 
 
 class SerializationError(ValueError):
@@ -208,6 +223,8 @@ def _encode_spec(spec: Any, what: str) -> Any:
 
 
 def _constant_record(name: str, value: Any) -> tuple[dict[str, Any], np.ndarray]:
+    if isinstance(value, Parameter):  # a module's parameter (make_fx of a module): saved as its data
+        value = value.detach()
     if not isinstance(value, Tensor) or type(value) is not Tensor:
         raise SerializationError(f"cannot save constant {name!r}: only plain tensors are saved, "
                                  f"got {type(value).__name__}")
@@ -263,6 +280,11 @@ def to_dict(gm: GraphModule, *, constants: str = "embedded") -> tuple[dict[str, 
         trace = node.meta.get("stack_trace")
         if isinstance(trace, str):
             meta["stack_trace"] = trace
+        stack = _encode_module_stack(node.meta.get("nn_module_stack"))
+        if stack is not None:
+            meta["nn_module_stack"] = stack  # [[key, fqn, class], ...] (torch.export's serializer: a dict)
+        if isinstance(node.meta.get("user_fn"), str):
+            meta["user_fn"] = node.meta["user_fn"]
         entry["meta"] = meta
         nodes.append(entry)
         if node.op == "get_attr" and node.target not in const_records:
@@ -352,6 +374,17 @@ class _Loader:
     @staticmethod
     def fail(where: str, message: str) -> SerializationError:
         return SerializationError(f"{where}: {message}")
+
+    def module_stack(self, data: Any, where: str, shared: dict[tuple, dict]) -> dict[str, tuple[str, str]]:
+        """An nn_module_stack: a list of [key, fqn, class] string triples (equal stacks share one dict)."""
+        if not isinstance(data, list) or len(data) > MAX_DEPTH or not all(
+                isinstance(e, list) and len(e) == 3 and all(isinstance(x, str) for x in e) for e in data):
+            raise self.fail(where, "nn_module_stack must be a list of [key, fqn, class] strings")
+        key = tuple(tuple(e) for e in data)
+        stack = shared.get(key)
+        if stack is None:
+            stack = shared[key] = {k: (fqn, cls) for k, fqn, cls in data}
+        return stack
 
     def field(self, obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
         if not isinstance(obj, dict) or key not in obj:
@@ -586,6 +619,7 @@ class _Loader:
                 raise self.fail(f"constant {name[:80]!r}", "the name is not a dotted path of plain identifiers")
             attrs[name] = self.constant(name, rec)
         nodes = self.field(doc, "nodes", list, "file")
+        stacks: dict[tuple, dict] = {}
         for i, entry in enumerate(nodes):
             where = f"node #{i}"
             name = self.field(entry, "name", str, where)
@@ -613,6 +647,10 @@ class _Loader:
                 node.meta["val"] = self.val(meta["val"], where)
             if "stack_trace" in meta:
                 node.meta["stack_trace"] = self.field(meta, "stack_trace", str, where)
+            if "nn_module_stack" in meta:
+                node.meta["nn_module_stack"] = self.module_stack(meta["nn_module_stack"], where, stacks)
+            if "user_fn" in meta:
+                node.meta["user_fn"] = self.field(meta, "user_fn", str, where)
             self.env[name] = node
         info = doc.get("pytree")
         if info is not None:

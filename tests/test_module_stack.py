@@ -128,3 +128,30 @@ def test_library_examples_point_at_their_own_lines() -> None:
     calls = [n for n in gm.graph.nodes if n.op == "call_function"]
     assert all("tracer/examples.py" in n.meta["stack_trace"].splitlines()[-2] for n in calls)
     assert {n.meta["user_fn"] for n in calls} == {"transformer_block"}
+
+
+def test_passes_keep_where_nodes_came_from(tmp_path: Any) -> None:
+    import passes
+
+    gm = make_fx(build(D))(D.randn(2, 8))
+    expected = [(n.name, n.meta.get("nn_module_stack"), n.meta.get("user_fn")) for n in gm.graph.nodes]
+    # a saved graph keeps its module stacks (equal stacks share one dict again) and user functions
+    passes.save(gm, tmp_path / "g.json")
+    loaded = passes.load(tmp_path / "g.json")
+    assert [(n.name, n.meta.get("nn_module_stack"), n.meta.get("user_fn")) for n in loaded.graph.nodes] == expected
+    stacks = [n.meta["nn_module_stack"] for n in loaded.graph.nodes if n.name in ("t", "addmm")]
+    assert stacks[0] is stacks[1]
+    # a Transformer's copy, DCE and functionalize keep them
+    copied = passes.Transformer(gm).transform()
+    assert [n.meta.get("nn_module_stack") for n in copied.graph.nodes] == [e[1] for e in expected]
+    fn = passes.functionalize(gm)
+    assert any("nn_module_stack" in n.meta for n in fn.graph.nodes)
+    # the file refuses a malformed stack
+    import json
+
+    doc = json.loads((tmp_path / "g.json").read_text())
+    node = next(e for e in doc["nodes"] if "nn_module_stack" in e.get("meta", {}))
+    node["meta"]["nn_module_stack"] = [["k", 1, "C"]]
+    (tmp_path / "g.json").write_text(json.dumps(doc))  # (beside its g.npz)
+    with pytest.raises(passes.SerializationError, match="nn_module_stack must be a list"):
+        passes.load(tmp_path / "g.json")
