@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 from typing import Any
 
 __all__ = ["ModuleStackRecorder", "module_type_name"]
@@ -43,6 +44,10 @@ def module_type_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+#: module class -> its ``module.qualname`` (computed once per class)
+_TYPE_NAMES: dict[type, str] = {}
+
+
 class ModuleStackRecorder:
     """Context manager: while active, ``tracer.module_stack`` is the nn_module_stack of the running module call.
 
@@ -52,15 +57,14 @@ class ModuleStackRecorder:
     def __init__(self, tracer: Any, root: Any) -> None:
         self.tracer = tracer
         self.root = root
-        #: (id(parent), id(child)) -> child's path below parent ("" when not found); modules stay alive
-        #: for the trace (the traced function holds them), so ids are stable while this lives
-        self._paths: dict[tuple[int, int], str] = {}
-        #: key -> how many times a module with that path was called (for the ``@N`` suffix)
+        #: the modules being called, innermost last (parallel to the entries of tracer.module_stack)
+        self._running: list[Any] = []
+        #: id(parent) -> {id(child): name} of its direct submodules (modules stay alive for the trace)
+        self._children: dict[int, dict[int, str]] = {}
+        #: path -> how many times a module with that path was called (for the ``@N`` suffix)
         self._calls: dict[str, int] = {}
-        #: id(root module) -> its name, for modules called outside any other module
+        #: id(module) -> fqn of the modules called outside any other module
         self._roots: dict[int, str] = {}
-        #: fqn -> the module last called under that name (to find the next level's names)
-        self._by_fqn: dict[str, Any] = {}
         self._saved: Any = None
 
     def __enter__(self) -> ModuleStackRecorder:
@@ -70,6 +74,7 @@ class ModuleStackRecorder:
         self._saved = original
         thread = threading.get_ident()
         tracer = self.tracer
+        running = self._running
         enter = self._entry
 
         def __call__(module: Any, *args: Any, **kwargs: Any) -> Any:
@@ -80,9 +85,11 @@ class ModuleStackRecorder:
             stack = dict(outer) if outer else {}
             stack[key] = entry
             tracer.module_stack = stack
+            running.append(module)
             try:
                 return original(module, *args, **kwargs)
             finally:
+                running.pop()
                 tracer.module_stack = outer
 
         Module.__call__ = __call__
@@ -97,34 +104,35 @@ class ModuleStackRecorder:
     # --- names --------------------------------------------------------------------------------------------------
     def _entry(self, module: Any, outer: dict | None) -> tuple[str, tuple[str, str]]:
         if outer:
-            parent_key = next(reversed(outer))
-            parent_fqn = outer[parent_key][0]
-            parent = self._by_fqn.get(parent_fqn)
-            rel = self._path_below(parent, module) if parent is not None else ""
-            if not rel:
-                rel = type(module).__name__
+            parent = self._running[-1]
+            parent_fqn = outer[next(reversed(outer))][0]
+            rel = self._name_below(parent, module) or type(module).__name__
             fqn = f"{parent_fqn}.{rel}" if parent_fqn else rel
         else:
             fqn = self._root_name(module)
-        self._by_fqn[fqn] = module
         key = KEY_PREFIX + fqn
         n = self._calls.get(key, 0)
         self._calls[key] = n + 1
         if n:
             key = f"{key}@{n}"
-        return key, (fqn, module_type_name(type(module)))
+        cls = type(module)
+        type_name = _TYPE_NAMES.get(cls)
+        if type_name is None:
+            type_name = _TYPE_NAMES[cls] = module_type_name(cls)
+        return key, (fqn, type_name)
 
-    def _path_below(self, parent: Any, module: Any) -> str:
-        pair = (id(parent), id(module))
-        path = self._paths.get(pair)
-        if path is None:
-            path = ""
-            for name, sub in parent.named_modules():
-                if sub is module and name:
-                    path = name
-                    break
-            self._paths[pair] = path
-        return path
+    def _name_below(self, parent: Any, module: Any) -> str:
+        """``module``'s path below ``parent``: a direct submodule's name (the usual case), else a deeper path
+        (a ModuleList's element) from an index of ``parent``'s subtree, kept across traces and checked on use."""
+        children = self._children.get(id(parent))
+        if children is None:
+            children = self._children[id(parent)] = {
+                id(sub): name for name, sub in parent._modules.items() if sub is not None}
+        name = children.get(id(module))
+        if name is None:
+            name = _subtree_path(parent, module)
+            children[id(module)] = name
+        return name
 
     def _root_name(self, module: Any) -> str:
         name = self._roots.get(id(module))
@@ -141,6 +149,41 @@ class ModuleStackRecorder:
                 i += 1
         self._roots[id(module)] = name
         return name
+
+
+#: id(module) -> (weak reference to it, {id(submodule): path}): subtree indexes kept across traces
+_SUBTREES: dict[int, tuple[Any, dict[int, str]]] = {}
+_SUBTREES_LIMIT = 256
+
+
+def _resolve(parent: Any, path: str) -> Any:
+    m = parent
+    for part in path.split("."):
+        m = getattr(m, "_modules", {}).get(part)
+        if m is None:
+            return None
+    return m
+
+
+def _subtree_path(parent: Any, module: Any) -> str:
+    """The path of ``module`` below ``parent`` ("" when it is not in the subtree); the index is rebuilt when the
+    path it gives no longer leads to ``module`` (the tree was changed)."""
+    entry = _SUBTREES.get(id(parent))
+    index = entry[1] if entry is not None and entry[0]() is parent else None
+    path = index.get(id(module)) if index is not None else None
+    if path is not None and _resolve(parent, path) is module:
+        return path
+    index = {}
+    for p, sub in parent.named_modules():
+        if p:
+            index.setdefault(id(sub), p)
+    if len(_SUBTREES) >= _SUBTREES_LIMIT:
+        _SUBTREES.clear()
+    try:
+        _SUBTREES[id(parent)] = (weakref.ref(parent), index)
+    except TypeError:  # (a module class that refuses weak references: no cache)
+        pass
+    return index.get(id(module), "")
 
 
 def _caller_name(module: Any) -> str | None:
