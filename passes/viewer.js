@@ -146,11 +146,36 @@
         place(L);
       }
     }
-    // coordinates along the layer: under the mean of the inputs, without overlaps (then inputs over their users)
-    function resolve(L) {
-      var end = null;
+    // keep each open module call contiguous in every layer (so its frame encloses only its own boxes): order a
+    // layer by the mean position of each enclosing call, outermost first, then by the box's own position
+    var mean = {}, cnt = {};
+    order.forEach(function (u) {
+      u.chain = self.visibleOpenScopes(u).reverse();
+      u.chain.forEach(function (s) { mean[s] = (mean[s] || 0) + u.pos; cnt[s] = (cnt[s] || 0) + 1; });
+    });
+    layers.forEach(function (L) {
       L.forEach(function (u) {
-        var least = end === null ? -Infinity : end + GAP + breadth(u) / 2;
+        u.key = u.chain.map(function (s) { return mean[s] / cnt[s]; }).concat([u.pos]);
+      });
+      L.sort(function (a, b) {
+        for (var j = 0; j < Math.min(a.key.length, b.key.length); j++) {
+          if (a.key[j] !== b.key[j]) return a.key[j] - b.key[j];
+        }
+        return a.key.length - b.key.length;
+      });
+      place(L);
+    });
+    // coordinates along the layer: under the mean of the inputs, without overlaps (then inputs over their users)
+    function apart(a, b) {  // extra room between neighbours in different module calls (for the frames' margins)
+      var common = 0;
+      while (common < a.chain.length && common < b.chain.length && a.chain[common] === b.chain[common]) common++;
+      return 16 * (Math.max(a.chain.length, b.chain.length) - common);
+    }
+    function resolve(L) {
+      var end = null, prev = null;
+      L.forEach(function (u) {
+        var least = end === null ? -Infinity : end + GAP + apart(prev, u) + breadth(u) / 2;
+        prev = u;
         u.c = Math.max(u.c, least);
         if (!isFinite(u.c)) u.c = breadth(u) / 2;
         end = u.c + breadth(u) / 2;
