@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.stamp-deps
 ORACLE_STAMP := $(VENV)/.stamp-oracle
 
-.PHONY: test demo setup oracle dot lint bench clean
+.PHONY: test demo setup oracle dot browser lint bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,9 +31,19 @@ dot:
 		|| echo "warning: could not install graphviz; SVG rendering tests will be skipped"; \
 	else echo "note: 'dot' is missing; install Debian's graphviz (apt-get install graphviz) for SVG output"; fi
 
+# Debian's chromium + chromedriver for the viewer's browser test (selenium comes with the test extras), installed
+# when missing and we are root; the test skips with the reason otherwise.
+browser:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium and chromium-driver with apt-get (for the viewer's browser test)"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
+		|| echo "warning: could not install chromium; the browser test will be skipped"; \
+	else echo "note: chromium / chromedriver missing; install Debian's chromium and chromium-driver for the browser test"; fi
+
 setup: $(STAMP) $(ORACLE_STAMP) dot
 
-test: setup
+test: setup browser
 	$(PY) -m pytest -q
 
 demo: setup
@@ -46,4 +56,4 @@ bench: setup
 	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build *.egg-info test-artifacts

@@ -2,7 +2,8 @@
 
 Programs: elementwise chains of 1,000 / 10,000 / 100,000 ops (``+ 1.0``, ``* 0.5``, ``sin``,
 ``- 0.25`` in turn), and from the shared corpus (tests/corpus.py) a small MLP, a transformer
-block (B=1, S=16, D=64, 4 heads) and an MLP training step (forward, ``backward()``, SGD update).
+block (B=1, S=16, D=64, 4 heads) and an MLP training step (forward, ``backward()``, SGD update), and a
+two-block transformer written with ``nn.Module``s (tests/models.py), whose trace records ``nn_module_stack``.
 Modes: post-dispatch ``real``, ``fake`` (``tracing_mode="fake"``), ``pre`` (``pre_dispatch=True``)
 and ``core_aten`` (post-dispatch with ``core_aten_decompositions()``; skipped with a note when
 ``tracer.decompositions.core_aten_decompositions`` does not exist). Both libraries trace with
@@ -144,10 +145,12 @@ class Program:
     """A program (written against ``T`` / ``F``) with its NumPy input data."""
 
     def __init__(self, label: str, program: Callable[..., Any], shapes: list, rg: tuple[int, ...],
-                 ops: int | None = None) -> None:
+                 ops: int | None = None, skip_modes: tuple[str, ...] = ()) -> None:
         from tests import corpus
 
         self.label, self.program, self.rg, self.ops = label, program, rg, ops
+        #: modes the program cannot be traced in (a model with real parameters: not under fake inputs)
+        self.skip_modes = skip_modes
         self._corpus = corpus
         self.arrays = corpus.arrays(shapes, seed=0)
 
@@ -164,6 +167,10 @@ def programs(sizes: list[int]) -> list[Program]:
     for label, key in (("mlp", "mlp"), ("transformer block", "transformer_block"), ("mlp train step", "train_step")):
         program, shapes, rg = corpus.PROGRAMS[key]
         out.append(Program(label, program, shapes, rg))
+    # an nn.Module model (tests/models.py): make_fx records nn_module_stack at every module call
+    from tests.models import DIM, SEQ, gpt
+
+    out.append(Program("gpt 2 blocks (nn)", lambda T, F: gpt(T, 2), [(2, SEQ, DIM)], (), skip_modes=("fake",)))
     return out
 
 
@@ -308,6 +315,8 @@ def main() -> None:
           f"{'cold ours':>9} {'torch':>8} {'ratio':>6} {'runs':>6}")
     for p in progs:
         for mode in modes:
+            if mode in p.skip_modes:
+                continue
             torch_too = p.ops is None or p.ops < 10_000 or (p.ops <= opts.torch_max_nodes and (
                 mode == "real" or opts.full))  # torch's long chains take ~20 s a mode: real only unless --full
             run_libs = [lib for lib in libs if lib.name == "ours" or torch_too]

@@ -204,3 +204,13 @@ from .serialization import load, save  # noqa: E402
 default_generator = random.default_generator()  #: the process-wide CPU generator (``torch.default_generator``)
 _numpy_interop.install(Tensor, from_numpy, as_tensor)
 # --- end training utilities ---
+
+# --- torch names that do not exist here (dispatcher/_missing.py): an AttributeError naming what to use ---
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    from ._missing import missing_attribute
+
+    raise missing_attribute(__name__, name)
+# --- end torch names ---

@@ -40,9 +40,10 @@ def _raise_ambiguous_autogradother(op: Any, ks: int, args: tuple, kwargs: dict) 
         "AutogradOther. This makes the backend kernel unreachable; the dispatcher will always prefer the "
         "CompositeImplicitAutograd lowering (see Note: [Ambiguity in AutogradOther kernel]). If you want to "
         "override CompositeImplicitAutograd, please open an issue to request a dedicated Autograd dispatch "
-        "key for the backend.\nIf you only want to run inference instead of training, in C++, add "
-        "`c10::InferenceMode mode;` before model.forward(). Note this guard is only available in C++ but "
-        "not Python at present.\nCanonical state\n~~~~~~~~~~~\n" + op.dump() + "\n"
+        "key for the backend.\nIf you only want to run inference instead of training, run the call under "
+        "`dispatcher.tls.AutoDispatchBelowAutograd()`, which leaves every autograd key out of the key set (torch's "
+        "message points at C++'s `c10::InferenceMode`; here `inference_mode()` does not exclude keys)."
+        "\nCanonical state\n~~~~~~~~~~~\n" + op.dump() + "\n"
     )
 
 

@@ -82,7 +82,11 @@ def _not_implemented_error(name: str, mode: Any, overloaded: list[Any]) -> TypeE
         lines.append(f"  - mode object {mode!r}")
     for a in overloaded:
         lines.append(f"  - tensor subclass {type(a)!r}")
-    lines += ["", "For more information, try re-running with TORCH_LOGS=not_implemented"]
+    # (torch's last line, "For more information, try re-running with TORCH_LOGS=not_implemented", points at logs
+    # dispatchkit does not have)
+    lines += ["", "To see why, print func and types in each __torch_dispatch__ listed above (each returned "
+                  "NotImplemented for this op), or run the call under dispatcher.explain_dispatch(op, *args) to see "
+                  "its path through the dispatcher"]
     return TypeError("\n".join(lines))
 
 

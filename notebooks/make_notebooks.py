@@ -54,12 +54,27 @@ print((ks - DispatchKeySet(DispatchKey.AutogradCPU)).highest_priority_type_id())
 print(ks & full_after(DispatchKey.AutogradOther))   # what autograd redispatches with
 """),
     md("""
+The same key set drawn as its 64 bits (`passes` draws key sets and explanations in Jupyter once imported):
+the functionality bits, highest priority on the left, and the backend bits; outlined are the highest of
+each, which together name the key the set dispatches to.
+"""),
+    code("""
+import passes
+ks
+"""),
+    md("""
 ## One call, hop by hop
 `explain_dispatch` runs a call once and records every hop: where each key came from, which
 kernel ran and why.
 """),
     code("""
 print(torch.explain_dispatch(ops.aten.add.Tensor, x, 1))
+"""),
+    md("""
+Left as a cell's value, the explanation is a diagram: one box per hop, nested calls indented.
+"""),
+    code("""
+torch.explain_dispatch(ops.aten.linear.default, x, torch.randn(4, 3, requires_grad=True))
 """),
     md("""
 ## Dispatch tables
@@ -69,6 +84,13 @@ Each operator has a table computed from its registrations with PyTorch's precede
 """),
     code("""
 print('\\n'.join(ops.aten.linear.default.dump_table().splitlines()[:8]))
+"""),
+    md("""
+As a grid: one row per runtime key, one column per place a kernel can come from (highest precedence on
+the left); the coloured cell is the rule that won. `compact=True` merges runs of keys with the same entry.
+"""),
+    code("""
+passes.dispatch_table(ops.aten.linear.default, compact=True)
 """),
     md("""
 ## Your own operator
@@ -219,6 +241,16 @@ with Logging("a") as log:
 print(log.seen)      # linear arrives decomposed: t + mm
 """),
     md("""
+Where the mode gets control: under a mode the dispatcher's path goes through the **Python** key (the
+mode's handler), after AutogradCPU has redispatched below itself.
+"""),
+    code("""
+import passes
+with Logging("b"):
+    path = torch.explain_dispatch(torch.ops.aten.mul.Tensor, w, 2.0)
+passes.explain_picture(path)
+"""),
+    md("""
 ## Nested modes and state
 The inner mode (entered last) runs first; when it calls the op again, the outer mode sees it.
 """),
@@ -293,6 +325,13 @@ with FakeTensorMode() as mode:
     except Exception as e:
         print(type(e).__name__, e)
 """),
+    md("""
+A graph recorded on fake tensors, drawn: shapes flow (every box shows `f32[...]`), no data is computed.
+"""),
+    code("""
+from tracer import make_fx
+make_fx(lambda x, w: F.linear(x, w).relu().sum(), tracing_mode="fake")(torch.randn(8, 3), torch.randn(4, 3))
+"""),
 ]
 
 NOTEBOOKS["03_make_fx.ipynb"] = [
@@ -315,6 +354,16 @@ x, w, b = torch.randn(2, 3), torch.randn(4, 3), torch.randn(4)
 post = make_fx(f)(x, w, b)
 pre = make_fx(f, pre_dispatch=True)(x, w, b)
 post.print_readable(); pre.print_readable();
+"""),
+    md("""
+Side by side: post-dispatch (left: `t` + `addmm`, `_softmax`, `native_layer_norm`) and pre-dispatch
+(right: `linear`, `softmax`, `layer_norm` kept whole). A GraphModule left as a cell's value is drawn the
+same way, in a box that scrolls; `passes.view([pre, post])` opens both in the interactive viewer, with
+matching nodes linked.
+"""),
+    code("""
+import passes
+passes.side_by_side(post, pre, titles=["post-dispatch", "pre-dispatch"])
 """),
     md("""
 ## Decompositions from Python
@@ -344,6 +393,12 @@ joint = make_fx(train_step)(*args)
 print(joint.code)
 """),
     md("""
+The joint graph drawn: the forward on top, autograd's backward ops (pink) below it, then the update.
+"""),
+    code("""
+joint
+"""),
+    md("""
 ## Replay under autograd
 A pre-dispatch graph still contains `linear`, `softmax`, `layer_norm` as ops with derivative
 formulas, so replaying it with `requires_grad` inputs and calling `backward()` gives the same
@@ -367,6 +422,27 @@ fake_gm = make_fx(f, tracing_mode="fake")(x, w, b)
 print([str(n.target) for n in fake_gm.graph.nodes if n.op == "call_function"] ==
       [str(n.target) for n in post.graph.nodes if n.op == "call_function"])
 """),
+    md("""
+## Models: nodes know their module
+Tracing an `nn.Module`, make_fx records each node's module path in `node.meta["nn_module_stack"]`
+(torch.export's format). Big graphs are drawn by module: each block is a frame, its calls closed boxes
+named by path (`passes.show(gm, rankdir="LR")` lays it out left to right).
+"""),
+    code("""
+import dispatcher.nn as nn
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm, self.fc, self.act = nn.LayerNorm(16), nn.Linear(16, 16), nn.GELU()
+    def forward(self, x):
+        return x + self.act(self.fc(self.norm(x)))
+
+model = nn.Sequential(*[Block() for _ in range(6)])
+big = make_fx(model)(torch.randn(4, 16))
+print(len(big.graph.nodes), "nodes;", [n.meta["nn_module_stack"] for n in big.graph.nodes if n.name == "addmm_3"])
+big
+"""),
 ]
 
 NOTEBOOKS["04_compile.ipynb"] = [
@@ -389,6 +465,13 @@ def fn(x):
 
 report = tracer.explain(fn)(torch.randn(4))
 print(report)
+"""),
+    md("""
+The graphs `explain` captured, drawn next to each other: the break sits between them.
+"""),
+    code("""
+import passes
+passes.side_by_side(*report.graphs, titles=[f"graph {i + 1}" for i in range(len(report.graphs))])
 """),
     md("""
 ## `disable`: recursive or only the function's own frame
@@ -497,7 +580,7 @@ import passes
 
 block = EXAMPLES["transformer_block"].fn
 gm = make_fx(block)(*example_inputs("transformer_block"))
-gm            # shown inline as SVG in Jupyter (GraphModule._repr_svg_)
+gm            # drawn inline in Jupyter, in a box that scrolls (GraphModule._repr_html_)
 """),
     md("""
 ## Statistics and networkx analyses
@@ -509,6 +592,16 @@ print(G.number_of_nodes(), "nodes;", "parallelism per generation:", passes.paral
 path, cost = passes.critical_path(gm.graph)
 print("critical path:", len(path), "nodes")
 print("peak live memory estimate:", passes.liveness(gm.graph))
+"""),
+    md("""
+The same statistics as a table (readable units, the share of FLOPs per op), and the live bytes per node
+with the peak marked.
+"""),
+    code("""
+passes.op_stats(gm)
+"""),
+    code("""
+passes.liveness(gm.graph)
 """),
     md("""
 ## Transforms: DCE, CSE, shape propagation
@@ -526,6 +619,12 @@ g = passes.dead_code_elimination(g)
 print(g.code)
 passes.shape_propagation(g, torch.randn(5))
 print([(n.name, tuple(n.meta["val"].shape)) for n in g.graph.nodes if n.op == "call_function"])
+"""),
+    md("""
+Before and after the transforms, drawn side by side.
+"""),
+    code("""
+passes.side_by_side(make_fx(f)(torch.randn(3)), g, titles=["traced", "after CSE + DCE"])
 """),
     md("""
 ## Functionalization and pattern rewriting
@@ -548,6 +647,15 @@ def replacement(a):
 h = make_fx(lambda x: x.sin().cos() + x.sin().cos().exp())(torch.randn(3))
 matches = passes.replace_pattern(h, pattern, replacement, example_inputs=[torch.randn(3)])
 print(len(matches), "matches"); print(h.code)
+"""),
+    md("""
+## The interactive viewer
+`passes.view(gm)` is one self-contained HTML page (`.save("g.html")`; inline here): drag to pan, wheel
+to zoom, search by op or name, click a node for its details, open and close module groups. With two
+graphs (`passes.view([a, b])`) clicking a node highlights its matches in the other graph.
+"""),
+    code("""
+passes.view([m, pure], titles=["with mutations", "functionalized"])
 """),
     md("""
 ## Replay and safe serialization

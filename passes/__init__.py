@@ -8,6 +8,8 @@ shared purity / aliasing rules in side_effects.py), safe serialization (serializ
 (cli/).
 """
 
+from dispatcher import __version__ as __version__  # (one version for the three packages: pyproject reads it)
+
 # --- drawing, networkx views, statistics ---
 from .drawing import DrawingTimeout as DrawingTimeout  # noqa: E402
 from .drawing import GraphvizNotFound as GraphvizNotFound  # noqa: E402
@@ -15,6 +17,9 @@ from .drawing import draw as draw  # noqa: E402
 from .drawing import render as render  # noqa: E402
 from .drawing import to_dot as to_dot  # noqa: E402
 from .drawing import to_svg as to_svg  # noqa: E402
+from .inline import Picture as Picture  # noqa: E402
+from .inline import show as show  # noqa: E402
+from .inline import side_by_side as side_by_side  # noqa: E402
 from .nx import critical_path as critical_path  # noqa: E402
 from .nx import dominators as dominators  # noqa: E402
 from .nx import liveness as liveness  # noqa: E402
@@ -23,6 +28,17 @@ from .nx import parallelism_profile as parallelism_profile  # noqa: E402
 from .nx import to_networkx as to_networkx  # noqa: E402
 from .nx import topological_generations as topological_generations  # noqa: E402
 from .stats import op_stats as op_stats  # noqa: E402
+from .viewer import Viewer as Viewer  # noqa: E402
+from .viewer import view as view  # noqa: E402
+
+# isort: split
+# --- the dispatcher drawn ---
+from .dispatch_view import dispatch_table as dispatch_table  # noqa: E402
+from .dispatch_view import explain_picture as explain_picture  # noqa: E402
+from .dispatch_view import keyset_bits as keyset_bits  # noqa: E402
+from .dispatch_view import register_ipython_formatters as _register_ipython_formatters  # noqa: E402
+
+_register_ipython_formatters()
 
 # isort: split
 # --- serialization, functionalization, pattern rewriting ---

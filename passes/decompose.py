@@ -66,13 +66,14 @@ class _RetraceInterpreter(Interpreter):
         last = _last_node(graph)
         value = super().run_node(n)
         if graph is not None and n.op not in ("placeholder", "output"):
-            trace = n.meta.get("stack_trace")
+            where = {key: n.meta.get(key) for key in ("stack_trace", "nn_module_stack", "user_fn")}
             cur = last._next
             while cur is not graph._root:
-                if trace is None:
-                    cur.meta.pop("stack_trace", None)
-                else:
-                    cur.meta["stack_trace"] = trace
+                for key, meta_value in where.items():
+                    if meta_value is None:
+                        cur.meta.pop(key, None)
+                    else:
+                        cur.meta[key] = meta_value
                 cur = cur._next
         return value
 

@@ -2,7 +2,8 @@
 
 ``to_dot_text(H)`` writes the Graphviz DOT source of a *drawing graph*: a ``networkx.DiGraph`` whose nodes
 carry ``lines`` (label lines, raw text), ``kind`` (a KINDS entry, which picks the colour), ``tooltip``,
-``cluster`` (None, a title, or a ``(key, title)`` tuple: boxes with equal keys share a cluster),
+``cluster`` (None, a title, or a ``(key, title)`` tuple: boxes with equal keys share a cluster) or
+``clusters`` (nested clusters: a list of ``(key, title)`` pairs, outermost first),
 ``mutates`` (a thick red border) and ``group`` (a double border: the box stands for several nodes), and
 whose edges may carry ``label`` (raw text). passes/drawing.py builds that graph from a captured graph.
 
@@ -36,6 +37,7 @@ KIND_STYLE = {
     "other": "#ffffff",
     "output": "#a6d8f0",
     "group": "#d5ecc8",
+    "module": "#dfe6f6",
 }
 
 #: the longest label line we keep (longer text is cut with an ellipsis)
@@ -79,6 +81,20 @@ def escape_label(lines: list[Any] | str, limit: int = MAX_LINE, entities: bool =
     return "\\n".join(parts)
 
 
+class _ClusterTree:
+    """Nested clusters: boxes directly in this cluster and the clusters inside it, keyed by (key, title)."""
+
+    def __init__(self) -> None:
+        self.members: list[Any] = []
+        self.children: dict[tuple[Any, str], _ClusterTree] = {}
+
+    def add(self, path: list[tuple[Any, str]], node: Any) -> None:
+        t = self
+        for key, title in path:
+            t = t.children.setdefault((key, str(title)), _ClusterTree())
+        t.members.append(node)
+
+
 def _attrs(**attrs: Any) -> str:
     items = []
     for key, value in attrs.items():
@@ -89,14 +105,17 @@ def _attrs(**attrs: Any) -> str:
 
 
 def to_dot_text(H: nx.DiGraph, name: str = "G", *, graph_attrs: dict[str, Any] | None = None,
-                edge_labels: bool = True) -> str:
+                edge_labels: bool = True, rankdir: str = "TB") -> str:
     """The DOT source of drawing graph ``H`` (see the module docstring).
 
     ``graph_attrs`` adds graph attributes (layout limits such as ``nslimit``); their values are escaped too.
+    ``rankdir``: ``"TB"`` (inputs at the top) or ``"LR"`` (inputs on the left).
     """
+    if rankdir not in ("TB", "LR", "BT", "RL"):
+        raise ValueError(f"rankdir: expected 'TB', 'LR', 'BT' or 'RL', got {rankdir!r}")
     ids = {n: f"n{i}" for i, n in enumerate(H.nodes)}
     out = [f'digraph "{escape_label([name], entities=False)}" {{',
-           '  charset="UTF-8";', '  rankdir="TB";', '  newrank="true";',
+           '  charset="UTF-8";', f'  rankdir="{rankdir}";', '  newrank="true";',
            '  node [shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10", '
            'margin="0.08,0.04", height="0.3"];',
            '  edge [fontname="Helvetica", fontsize="8", color="#555555", arrowsize="0.6"];']
@@ -116,9 +135,13 @@ def to_dot_text(H: nx.DiGraph, name: str = "G", *, graph_attrs: dict[str, Any] |
         ) + ";"
 
     clusters: dict[Any, list[Any]] = {}
+    tree = _ClusterTree()
     for n, a in H.nodes(data=True):
         c = a.get("cluster")
-        if c is None:
+        path = a.get("clusters")
+        if path:
+            tree.add(list(path), n)
+        elif c is None:
             out.append(node_line(n, a))
         else:
             clusters.setdefault(c, []).append(n)
@@ -129,6 +152,21 @@ def to_dot_text(H: nx.DiGraph, name: str = "G", *, graph_attrs: dict[str, Any] |
                    'fontsize="9";')
         out.extend("  " + node_line(n, H.nodes[n]) for n in members)
         out.append("  }")
+    counter = [len(clusters)]
+
+    def emit(t: _ClusterTree, depth: int) -> None:
+        pad = "  " * depth
+        for n in t.members:
+            out.append(pad + node_line(n, H.nodes[n]))
+        for (_, title), child in t.children.items():
+            counter[0] += 1
+            out.append(f"{pad}subgraph cluster_{counter[0]} {{")
+            out.append(f'{pad}  label="{escape_label([title])}"; style="rounded,dashed"; color="#7a8bb0"; '
+                       'fontname="Helvetica"; fontsize="9"; labeljust="l";')
+            emit(child, depth + 1)
+            out.append(pad + "}")
+
+    emit(tree, 1)
     for u, v, a in H.edges(data=True):
         label = a.get("label") if edge_labels else None
         # xlabel: placed after layout (a `label` becomes a virtual node dot must rank: ~2x slower)

@@ -5,7 +5,9 @@
 ``to_svg(gm)`` returns SVG text. Boxes show the op, the node name, constant arguments and the value's
 ``f32[2, 3]``; colours tell the kind (placeholder, view, elementwise, reduction, matmul, backward op,
 output, get_attr, other; in-place ops get a red border); edges carry the shapes flowing along them.
-Beyond ``node_budget`` boxes the graph is collapsed (passes/collapse.py) and grouped by user function.
+Beyond ``node_budget`` boxes the graph is collapsed (passes/collapse.py): module calls first (named by their
+path, from ``meta["nn_module_stack"]``), then chains and blocks; boxes are clustered by module (or by user
+function when there are no module stacks). ``rankdir="LR"`` lays the graph out from left to right.
 
 Time budget: ``dot`` runs in a subprocess with a timeout (``layout_timeout``, default 6 s, shortened so that
 preparation + layout stay within ``time_budget``, default 10 s), and drawings with more than ``LARGE``
@@ -19,7 +21,7 @@ PNG has no such fallback: it is retried once with a quarter of the budget, then 
 raised. SVG and PNG need Graphviz's ``dot`` executable (``GraphvizNotFound`` otherwise, naming the
 way out); ``engine="auto"`` (what ``GraphModule._repr_svg_`` uses) draws with the fallback layout instead.
 
-Importing this module registers the SVG renderer behind ``GraphModule._repr_svg_`` (Jupyter).
+``GraphModule._repr_svg_`` / ``_repr_html_`` (Jupyter) draw through passes/inline.py, which uses this module.
 torch's counterpart: torch/fx/passes/graph_drawer.py (``FxGraphDrawer``, via pydot).
 """
 
@@ -32,10 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import graphviz
-
-import tracer.graph_module as _graph_module
-
+from .collapse import HUB_FANOUT as _HUB_FANOUT
 from .collapse import drawing_graph, prune_hubs
 from .dot import to_dot_text
 from .nx import _build
@@ -46,7 +45,7 @@ __all__ = ["DrawingTimeout", "GraphvizNotFound", "draw", "render", "to_dot", "to
 #: boxes beyond which Graphviz gets layout limits and edges lose their labels
 LARGE = 150
 #: in large drawings, boxes feeding more boxes than this lose their out-edges (see collapse.prune_hubs)
-HUB_FANOUT = 8
+HUB_FANOUT = _HUB_FANOUT
 #: the layout limits for large drawings (Graphviz graph attributes)
 LARGE_GRAPH_ATTRS = {"nslimit": "2", "nslimit1": "2", "mclimit": "0.3", "splines": "line", "searchsize": "10"}
 FORMATS = {".svg": "svg", ".png": "png", ".dot": "dot", ".gv": "dot"}
@@ -54,8 +53,12 @@ FORMATS = {".svg": "svg", ".png": "png", ".dot": "dot", ".gv": "dot"}
 FALLBACK_RESERVE = 1.0
 
 
-class GraphvizNotFound(graphviz.ExecutableNotFound):
-    """Graphviz's ``dot`` executable is needed (SVG / PNG) but is not on PATH."""
+class GraphvizNotFound(RuntimeError):
+    """Graphviz's ``dot`` executable is needed (SVG / PNG) but is not on PATH.
+
+    (Graphviz is run as a subprocess; the ``graphviz`` Python package is not used: DOT text is written by
+    passes/dot.py, which escapes every label itself.)
+    """
 
     def __init__(self, what: str) -> None:
         RuntimeError.__init__(self, f"{what} needs Graphviz's `dot` executable, which was not found on PATH. "
@@ -68,6 +71,8 @@ class DrawingTimeout(RuntimeError):
 
 
 def _prepare(gm: Any, node_budget: int, cluster: bool | None) -> tuple[Any, str, bool]:
+    if not isinstance(node_budget, int) or isinstance(node_budget, bool):
+        raise TypeError(f"draw(node_budget=): expected an int, got {type(node_budget).__name__}")
     H, level = drawing_graph(_build(gm, costs=False, edge_attrs=False), node_budget=node_budget, cluster=cluster)
     large = H.number_of_nodes() > LARGE
     if large:
@@ -81,11 +86,12 @@ def _name_of(gm: Any, name: str | None) -> str:
     return getattr(gm, "_class_name", None) or type(gm).__name__
 
 
-def to_dot(gm: Any, name: str | None = None, *, node_budget: int = 300, cluster: bool | None = None) -> str:
-    """The DOT text of ``gm`` (GraphModule or Graph); needs no Graphviz."""
+def to_dot(gm: Any, name: str | None = None, *, node_budget: int = 300, cluster: bool | None = None,
+           rankdir: str = "TB") -> str:
+    """The DOT text of ``gm`` (GraphModule or Graph); needs no Graphviz. ``rankdir="LR"`` draws left to right."""
     H, _, large = _prepare(gm, node_budget, cluster)
     return to_dot_text(H, _name_of(gm, name), graph_attrs=LARGE_GRAPH_ATTRS if large else None,
-                       edge_labels=not large)
+                       edge_labels=not large, rankdir=rankdir)
 
 
 def _dot_executable() -> str | None:
@@ -105,13 +111,14 @@ def _run_dot(text: str, fmt: str, timeout: float) -> bytes:
 
 
 def to_svg(gm: Any, name: str | None = None, *, node_budget: int = 300, cluster: bool | None = None,
-           layout_timeout: float = 6.0, time_budget: float = 10.0, engine: str = "dot") -> str:
+           layout_timeout: float = 6.0, time_budget: float = 10.0, engine: str = "dot", rankdir: str = "TB") -> str:
     """SVG text of ``gm``.
 
     ``engine``: ``"dot"`` (Graphviz; ``GraphvizNotFound`` when missing; the layered fallback when it times
     out), ``"layered"`` (the pure-Python layout only) or ``"auto"`` (``dot`` when installed, else layered).
     ``dot`` gets at most ``layout_timeout`` seconds, and less when preparing the drawing already used part
-    of ``time_budget`` (``FALLBACK_RESERVE`` seconds are kept for the fallback layout).
+    of ``time_budget`` (``FALLBACK_RESERVE`` seconds are kept for the fallback layout). ``rankdir="LR"``
+    draws from left to right.
     """
     if engine not in ("dot", "layered", "auto"):
         raise ValueError(f"to_svg(engine=): expected 'dot', 'layered' or 'auto', got {engine!r}")
@@ -119,25 +126,26 @@ def to_svg(gm: Any, name: str | None = None, *, node_budget: int = 300, cluster:
     H, level, large = _prepare(gm, node_budget, cluster)
     title = _name_of(gm, name)
     if engine == "layered" or (engine == "auto" and _dot_executable() is None):
-        return layered_svg(H, title, note="" if engine == "layered" else "Graphviz not installed")
-    text = to_dot_text(H, title, graph_attrs=LARGE_GRAPH_ATTRS if large else None, edge_labels=not large)
+        return layered_svg(H, title, note="" if engine == "layered" else "Graphviz not installed", rankdir=rankdir)
+    text = to_dot_text(H, title, graph_attrs=LARGE_GRAPH_ATTRS if large else None, edge_labels=not large,
+                       rankdir=rankdir)
     timeout = min(layout_timeout, time_budget - (time.perf_counter() - start) - FALLBACK_RESERVE)
     if timeout <= 0:
-        return layered_svg(H, title, note=f"no time left for dot within {time_budget:g} s")
+        return layered_svg(H, title, note=f"no time left for dot within {time_budget:g} s", rankdir=rankdir)
     try:
         return _run_dot(text, "svg", timeout).decode("utf-8")
     except subprocess.TimeoutExpired:
-        return layered_svg(H, title, note=f"dot took longer than {timeout:.3g} s")
+        return layered_svg(H, title, note=f"dot took longer than {timeout:.3g} s", rankdir=rankdir)
 
 
 def render(gm: Any, fmt: str, name: str | None = None, *, node_budget: int = 300, cluster: bool | None = None,
-           layout_timeout: float = 6.0, time_budget: float = 10.0) -> bytes:
+           layout_timeout: float = 6.0, time_budget: float = 10.0, rankdir: str = "TB") -> bytes:
     """The drawing as bytes in ``fmt`` (``"svg"``, ``"png"`` or ``"dot"``)."""
     if fmt == "dot":
-        return to_dot(gm, name, node_budget=node_budget, cluster=cluster).encode("utf-8")
+        return to_dot(gm, name, node_budget=node_budget, cluster=cluster, rankdir=rankdir).encode("utf-8")
     if fmt == "svg":
         return to_svg(gm, name, node_budget=node_budget, cluster=cluster, layout_timeout=layout_timeout,
-                      time_budget=time_budget).encode("utf-8")
+                      time_budget=time_budget, rankdir=rankdir).encode("utf-8")
     if fmt != "png":
         raise ValueError(f"render(fmt=): expected 'svg', 'png' or 'dot', got {fmt!r}")
     if _dot_executable() is None:
@@ -146,7 +154,7 @@ def render(gm: Any, fmt: str, name: str | None = None, *, node_budget: int = 300
     for attempt in range(2):
         H, _, large = _prepare(gm, budget, cluster)
         text = to_dot_text(H, _name_of(gm, name), graph_attrs=LARGE_GRAPH_ATTRS if large else None,
-                           edge_labels=not large)
+                           edge_labels=not large, rankdir=rankdir)
         try:
             return _run_dot(text, "png", layout_timeout)
         except subprocess.TimeoutExpired:
@@ -158,22 +166,23 @@ def render(gm: Any, fmt: str, name: str | None = None, *, node_budget: int = 300
     raise AssertionError("unreachable")
 
 
-def draw(gm: Any, path: str | os.PathLike, name: str | None = None, *, node_budget: int = 300,
-         cluster: bool | None = None, layout_timeout: float = 6.0, time_budget: float = 10.0) -> Path:
-    """Write the drawing of ``gm`` to ``path``; the format comes from the extension (.svg, .png, .dot, .gv)."""
-    p = Path(path)
-    fmt = FORMATS.get(p.suffix.lower())
+def format_of(path: str | os.PathLike) -> str:
+    """The drawing format a file name asks for (``svg``, ``png``, ``dot``); ValueError naming the choices."""
+    fmt = FORMATS.get(Path(path).suffix.lower())
     if fmt is None:
         raise ValueError(f"draw: cannot tell the format from the file name {str(path)!r}: expected a name ending "
                          f"in {', '.join(FORMATS)}")
+    return fmt
+
+
+def draw(gm: Any, path: str | os.PathLike, name: str | None = None, *, node_budget: int = 300,
+         cluster: bool | None = None, layout_timeout: float = 6.0, time_budget: float = 10.0,
+         rankdir: str = "TB") -> Path:
+    """Write the drawing of ``gm`` to ``path``; the format comes from the extension (.svg, .png, .dot, .gv)."""
+    p = Path(path)
+    fmt = format_of(p)
     data = render(gm, fmt, name, node_budget=node_budget, cluster=cluster, layout_timeout=layout_timeout,
-                  time_budget=time_budget)
+                  time_budget=time_budget, rankdir=rankdir)
     p.write_bytes(data)
     return p
 
-
-def _repr_svg(gm: Any) -> str:
-    return to_svg(gm, engine="auto")
-
-
-_graph_module.svg_renderer = _repr_svg

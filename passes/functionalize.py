@@ -130,8 +130,10 @@ class _Functionalizer:
         else:
             node.meta["val"] = None
         old = self.current_old
-        if old is not None and "stack_trace" in old.meta:
-            node.meta["stack_trace"] = old.meta["stack_trace"]
+        if old is not None:
+            for key in ("stack_trace", "nn_module_stack", "user_fn"):
+                if key in old.meta:
+                    node.meta[key] = old.meta[key]
         return node
 
     def fresh(self, node: Node, input_node: Node | None = None) -> _Alias:

@@ -274,8 +274,10 @@ class Transformer(Interpreter):
         if same:
             self._copy_meta(node)
         else:
-            if cur is not None and "stack_trace" in cur.meta:
-                node.meta["stack_trace"] = cur.meta["stack_trace"]
+            if cur is not None:  # where the node came from: the node it replaces
+                for key in ("stack_trace", "nn_module_stack", "user_fn"):
+                    if key in cur.meta:
+                        node.meta[key] = cur.meta[key]
             if op == "call_function":
                 val = _infer_val(target, node.args, node.kwargs)
                 if val is not _NO_VAL:

@@ -222,6 +222,24 @@ class Liveness(NamedTuple):
     live_bytes: list[int]
     freed_after: dict[str, list[str]]
 
+    def __repr__(self) -> str:
+        # (the fields hold one entry per node: the default NamedTuple repr ran to thousands of characters)
+        from .stats import readable_bytes
+
+        return (f"Liveness(peak_bytes={self.peak_bytes} ({readable_bytes(self.peak_bytes)}), "
+                f"peak_node={self.peak_node!r}, nodes={len(self.order)})")
+
+    def plot_svg(self, width: int | None = None, height: int = 220) -> str:
+        """Live bytes per node as an SVG step plot, the peak marked (passes/plots.py)."""
+        from .plots import liveness_svg
+
+        return liveness_svg(self, width, height)
+
+    def _repr_html_(self) -> str:
+        from .inline import picture_html
+
+        return picture_html(self.plot_svg(), caption=repr(self))
+
 
 def _aliased_input(node: Node) -> Node | None:
     """The input whose storage the output shares: the first argument with an alias annotation (``Tensor(a)``)."""

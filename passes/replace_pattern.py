@@ -258,6 +258,9 @@ def _rewrite(graph: Graph, nodes_map: dict[Node, Node], anchors: list[Node], fir
                     new.meta["val"] = _compute_val(new)
             if trace is not None:
                 new.meta["stack_trace"] = trace
+            for key in ("nn_module_stack", "user_fn"):  # the replacement sits where the match was
+                if key in first.meta:
+                    new.meta[key] = first.meta[key]
             val_map[node] = new
     outs = [val_map[out] for out in rep_outputs]
     for anchor, out in zip(anchors, outs, strict=True):

@@ -67,6 +67,17 @@ class _Loader:
     def fail(where: str, message: str) -> SerializationError:
         return SerializationError(f"{where}: {message}")
 
+    def module_stack(self, data: Any, where: str, shared: dict[tuple, dict]) -> dict[str, tuple[str, str]]:
+        """An nn_module_stack: a list of [key, fqn, class] string triples (equal stacks share one dict)."""
+        if not isinstance(data, list) or len(data) > MAX_DEPTH or not all(
+                isinstance(e, list) and len(e) == 3 and all(isinstance(x, str) for x in e) for e in data):
+            raise self.fail(where, "nn_module_stack must be a list of [key, fqn, class] strings")
+        key = tuple(tuple(e) for e in data)
+        stack = shared.get(key)
+        if stack is None:
+            stack = shared[key] = {k: (fqn, cls) for k, fqn, cls in data}
+        return stack
+
     def field(self, obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
         if not isinstance(obj, dict) or key not in obj:
             raise self.fail(where, f"missing field {key!r}")
@@ -300,6 +311,7 @@ class _Loader:
                 raise self.fail(f"constant {name[:80]!r}", "the name is not a dotted path of plain identifiers")
             attrs[name] = self.constant(name, rec)
         nodes = self.field(doc, "nodes", list, "file")
+        stacks: dict[tuple, dict] = {}
         for i, entry in enumerate(nodes):
             where = f"node #{i}"
             name = self.field(entry, "name", str, where)
@@ -327,6 +339,10 @@ class _Loader:
                 node.meta["val"] = self.val(meta["val"], where)
             if "stack_trace" in meta:
                 node.meta["stack_trace"] = self.field(meta, "stack_trace", str, where)
+            if "nn_module_stack" in meta:
+                node.meta["nn_module_stack"] = self.module_stack(meta["nn_module_stack"], where, stacks)
+            if "user_fn" in meta:
+                node.meta["user_fn"] = self.field(meta, "user_fn", str, where)
             self.env[name] = node
         info = doc.get("pytree")
         if info is not None:

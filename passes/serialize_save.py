@@ -20,6 +20,7 @@ import numpy as np
 from dispatcher.dtypes import dtype as _DType
 from dispatcher.memory_format import layout as _Layout
 from dispatcher.memory_format import memory_format as _MemoryFormat
+from dispatcher.nn.parameter import Parameter
 from dispatcher.op_overload import OpOverload
 from dispatcher.tensor import Tensor
 from dispatcher.tensor import device as _Device
@@ -43,6 +44,20 @@ from .serialize_format import (
 )
 
 __all__ = ["dumps", "save", "to_dict"]
+
+
+def _encode_module_stack(stack: Any) -> list[list[str]] | None:
+    """``meta["nn_module_stack"]`` as [[key, fqn, class], ...] (class as ``module.qualname`` text), or None."""
+    if not isinstance(stack, dict) or not stack:
+        return None
+    out = []
+    for key, value in stack.items():
+        if not (isinstance(key, str) and isinstance(value, (tuple, list)) and len(value) == 2):
+            return None
+        fqn, cls = value
+        cls_name = f"{cls.__module__}.{cls.__qualname__}" if isinstance(cls, type) else str(cls)
+        out.append([key, str(fqn), cls_name])
+    return out
 
 
 def _op_name(op: OpOverload) -> str:
@@ -141,6 +156,8 @@ def _encode_spec(spec: Any, what: str) -> Any:
 
 
 def _constant_record(name: str, value: Any) -> tuple[dict[str, Any], np.ndarray]:
+    if isinstance(value, Parameter):  # a module's parameter (make_fx of a module): saved as its data
+        value = value.detach()
     if not isinstance(value, Tensor) or type(value) is not Tensor:
         raise SerializationError(f"cannot save constant {name!r}: only plain tensors are saved, "
                                  f"got {type(value).__name__}")
@@ -184,6 +201,11 @@ def to_dict(gm: GraphModule, *, constants: str = "embedded") -> tuple[dict[str, 
         trace = node.meta.get("stack_trace")
         if isinstance(trace, str):
             meta["stack_trace"] = trace
+        stack = _encode_module_stack(node.meta.get("nn_module_stack"))
+        if stack is not None:
+            meta["nn_module_stack"] = stack  # [[key, fqn, class], ...] (torch.export's serializer: a dict)
+        if isinstance(node.meta.get("user_fn"), str):
+            meta["user_fn"] = node.meta["user_fn"]
         entry["meta"] = meta
         nodes.append(entry)
         if node.op == "get_attr" and node.target not in const_records:

@@ -30,8 +30,9 @@ def _attr(text: str) -> str:
     return escape(text, {'"': "&quot;"})
 
 
-def layered_svg(H: nx.DiGraph, title: str = "G", note: str = "") -> str:
-    """SVG text for drawing graph ``H`` laid out in rows by topological generation."""
+def layered_svg(H: nx.DiGraph, title: str = "G", note: str = "", rankdir: str = "TB") -> str:
+    """SVG text for drawing graph ``H`` laid out in rows by topological generation (columns for ``rankdir="LR"``)."""
+    lr = rankdir == "LR"
     try:
         rows = [list(gen) for gen in nx.topological_generations(H)]
     except nx.NetworkXUnfeasible:  # a cycle (not produced by our drawings): one box per row
@@ -52,12 +53,19 @@ def layered_svg(H: nx.DiGraph, title: str = "G", note: str = "") -> str:
         row_h = 0.0
         for n in row:
             w, h, _ = size[n]
-            pos[n] = (x, y)
-            x += w + _GAP_X
-            row_h = max(row_h, h)
+            if lr:  # a generation is a column: boxes stacked downwards, generations side by side
+                pos[n] = (y, x)
+                x += h + _GAP_X / 2
+                row_h = max(row_h, w)
+            else:
+                pos[n] = (x, y)
+                x += w + _GAP_X
+                row_h = max(row_h, h)
         width = max(width, x)
-        y += row_h + _GAP_Y
+        y += row_h + (_GAP_Y * 1.5 if lr else _GAP_Y)
     height = y
+    if lr:
+        width, height = height, width
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}pt" height="{height:.0f}pt" '
            f'viewBox="0 0 {width:.0f} {height:.0f}">',
            f"<!-- layout: dispatchkit layered fallback{_attr(' (' + sanitize(note) + ')') if note else ''} -->",
@@ -67,8 +75,10 @@ def layered_svg(H: nx.DiGraph, title: str = "G", note: str = "") -> str:
     for i, (u, v) in enumerate(H.edges):
         (xu, yu), (wu, hu, _) = pos[u], size[u]
         (xv, yv), (wv, _, _) = pos[v], size[v]
-        out.append(f'<g id="edge{i + 1}" class="edge"><line x1="{xu + wu / 2:.1f}" y1="{yu + hu:.1f}" '
-                   f'x2="{xv + wv / 2:.1f}" y2="{yv:.1f}" stroke="#555555" stroke-width="0.8" '
+        hv = size[v][1]
+        x1, y1, x2, y2 = ((xu + wu, yu + hu / 2, xv, yv + hv / 2) if lr else (xu + wu / 2, yu + hu, xv + wv / 2, yv))
+        out.append(f'<g id="edge{i + 1}" class="edge"><line x1="{x1:.1f}" y1="{y1:.1f}" '
+                   f'x2="{x2:.1f}" y2="{y2:.1f}" stroke="#555555" stroke-width="0.8" '
                    'marker-end="url(#arrow)"/></g>')
     for i, (n, a) in enumerate(H.nodes(data=True)):
         (x, y0), (w, h, lines) = pos[n], size[n]

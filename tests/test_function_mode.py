@@ -159,7 +159,8 @@ def test_not_implemented_everywhere_is_torch_type_error(torch: Any) -> None:
         x = T.zeros(1)
         with pytest.raises(TypeError) as e, mode:
             T.add(x, 1)
-        msgs.append(str(e.value).replace(repr(mode), "M"))
+        # torch's message up to its last line (a TORCH_LOGS hint, rewritten here: dispatchkit has no TORCH_LOGS)
+        msgs.append(str(e.value).replace(repr(mode), "M").rsplit("\n", 1)[0])
         with pytest.raises(TypeError, match="unsupported operand"), mode:
             x + 1  # noqa: B018
     assert msgs[0] == msgs[1]

@@ -1,4 +1,5 @@
-"""Every notebook in notebooks/ runs top to bottom, is committed without outputs, and matches its generator."""
+"""Every notebook in notebooks/ runs top to bottom, shows pictures, is committed without outputs, and matches its
+generator."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (pi
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTEBOOK_DIR = os.path.join(ROOT, "notebooks")
 NOTEBOOKS = sorted(glob.glob(os.path.join(NOTEBOOK_DIR, "*.ipynb")))
+#: pictures each notebook must show when executed (at least one each)
+MIN_PICTURES = {"01_dispatcher.ipynb": 3, "02_modes.ipynb": 2, "03_make_fx.ipynb": 3, "04_compile.ipynb": 1,
+                "05_passes.ipynb": 4}  # (and the op statistics table)
 
 
 def test_there_are_notebooks() -> None:
@@ -47,3 +51,9 @@ def test_notebook_runs_top_to_bottom(path: str, tmp_path: object, monkeypatch: p
     client.execute()  # raises CellExecutionError with the failing cell's traceback
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert errors == []
+    # every notebook shows pictures of what it explains (inline SVG drawings, or the viewer's page)
+    pictures = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+                if o.output_type in ("display_data", "execute_result")
+                and ("image/svg+xml" in o.data or "<svg" in o.data.get("text/html", "")
+                     or "dk-data" in o.data.get("text/html", ""))]
+    assert len(pictures) >= MIN_PICTURES.get(os.path.basename(path), 1), f"{path}: {len(pictures)} pictures"

@@ -52,7 +52,7 @@ def test_hand_built_table() -> None:
     assert lines[0].split() == ["Op", "Kind", "Count", "FLOP", "Bytes"]
     assert lines[2].split()[:3] == ["aten.mm.default", "matmul", "1"]
     assert lines[-1].split()[:2] == ["Total", "4"]
-    assert "312.000" in lines[-1] and "780.000" in lines[-1]  # FlopCounterMode's number format
+    assert lines[-1].split()[2:] == ["312", "780", "B"]  # each number in its own readable unit
     assert st["aten.relu.default"].count == 2
     with pytest.raises(KeyError, match="no node calls 'aten.add.Tensor'"):
         st["aten.add.Tensor"]

@@ -9,6 +9,8 @@ family. ``compile()`` and Dynamo's controls are in compile*.py, its backends in 
 example programs in examples.py.
 """
 
+from dispatcher import __version__ as __version__  # (one version for the three packages)
+
 from . import decompositions, pytree
 from .compile import compile, reset  # noqa: A004 - torch.compile's name
 from .compile_cache import compile_stats

@@ -587,13 +587,27 @@ class GraphModule:
         return f"<{self._class_name}: GraphModule with {len(self._graph.nodes)} nodes>"
 
     def _repr_svg_(self) -> str | None:
-        """The graph drawn as SVG, for Jupyter; None (no SVG) until ``passes`` is imported."""
-        return None if svg_renderer is None else svg_renderer(self)
+        """The graph drawn as SVG, for Jupyter and other front ends (passes/inline.py)."""
+        return _display(self, "svg")
+
+    def _repr_html_(self) -> str | None:
+        """The drawing in a height-limited, scrollable box, for Jupyter (passes/inline.py)."""
+        return _display(self, "html")
 
 
-#: GraphModule -> SVG text, used by ``GraphModule._repr_svg_``. passes/drawing.py sets it when imported
-#: (the tracer never imports passes: the drawing registers itself here instead).
-svg_renderer: Callable[[GraphModule], str] | None = None
+def _display(gm: GraphModule, kind: str) -> str | None:
+    """A picture of ``gm`` for a front end's display hook (``_repr_svg_`` / ``_repr_html_``).
+
+    Display hook only: the drawing code lives in ``passes``, above this package (arrows point down), so it is
+    imported here, inside the function, when a front end asks for a picture. Importing ``tracer`` never
+    imports ``passes`` and there is no module-level cycle (``passes`` imports ``tracer`` at its top); a
+    GraphModule shows as a picture in Jupyter with only ``tracer`` imported.
+    """
+    try:
+        from passes import inline
+    except ImportError:  # (an installation without the passes package: the text repr is shown)
+        return None
+    return inline.graph_svg(gm) if kind == "svg" else inline.graph_html(gm)
 
 
 def _fetch(root: Any, target: str) -> Any:

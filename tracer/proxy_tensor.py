@@ -20,7 +20,9 @@ tensors replaced by their nodes (untracked ones become ``_tensor_constantN`` get
 runs for real on the underlying tensors and its outputs are tracked (a tuple / list output gets a
 ``getitem`` node per element; an opaque ``ScriptObject`` output is tracked too). Every node gets
 ``meta["val"]`` (a FakeTensor with the value's metadata) and ``meta["stack_trace"]`` (the user
-frames that issued the op).
+frames that issued the op); with ``record_module_stack`` (default on, unlike torch), also
+``meta["nn_module_stack"]`` (the modules being called, torch.export's format: tracer/module_stack.py)
+and ``meta["user_fn"]`` (the qualified name of the innermost user function that issued the op).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from dispatcher.tls import AutoDispatchBelowAutograd, EnablePreDispatch, EnableP
 from . import pytree
 from .graph import Graph, PyTreeInfo
 from .graph_module import GraphModule
+from .module_stack import ModuleStackRecorder
 from .node import Node
 from .saved_inside import recording, should_record
 
@@ -79,6 +82,15 @@ _USER_CODE_IDS: set[int] = set()
 _SEEN_CODE: list[Any] = []
 _SEEN_CODE_LIMIT = 4096
 _TRACE_BY_OFFSET: dict[tuple, str] = {}  #: stack_trace's texts by the user frames' (code id, offset); see _Tracer
+#: stack_trace text -> qualified name of its innermost frame inside the traced function (``meta["user_fn"]``)
+_USER_FN_BY_TRACE: dict[str, str | None] = {}
+#: files inside the library that hold user programs (their frames count as the user's in stack traces)
+_USER_FILES_IN_LIB = frozenset({os.path.join(_LIB_DIRS[1], "examples.py")})
+
+
+def _remember_user_fn(text: str, code: Any) -> None:
+    """``meta["user_fn"]`` for the ops whose stack trace is ``text``: the innermost user frame's function."""
+    _USER_FN_BY_TRACE[text] = None if code is None else getattr(code, "co_qualname", code.co_name)
 
 
 class TracingError(RuntimeError):
@@ -155,6 +167,18 @@ class _Tracer:
         self.saved_inside: Any = None
         #: tracked tensor -> its real value, for small tensors computed only from constants (``torch.tensor(2.)``)
         self.constant_values = WeakIdKeyDictionary()
+        #: the nn_module_stack of the module call running now (None outside modules; tracer/module_stack.py)
+        self.module_stack: dict[str, tuple[str, str]] | None = None
+
+    def record_where(self, node: Node, trace: str | None) -> None:
+        """Where ``node`` came from: ``stack_trace``, ``user_fn`` and ``nn_module_stack`` (when known)."""
+        if trace is not None:
+            node.meta["stack_trace"] = trace
+            fn = _USER_FN_BY_TRACE.get(trace)
+            if fn is not None:
+                node.meta["user_fn"] = fn
+        if self.module_stack is not None:
+            node.meta["nn_module_stack"] = self.module_stack
 
     # --- values --------------------------------------------------------------------------------
     def meta_val(self, value: Any) -> Any:
@@ -207,13 +231,17 @@ class _Tracer:
         by_offset = self._trace_texts
         text = by_offset.get(tuple(key))
         if text is None:  # ops issued from the same user lines share one string
+            inner = len(frames) - (len(self._outer_frames) if f is not None else 0)  # frames inside the traced call
             lines = tuple((f.f_code.co_filename, f.f_lineno, f.f_code.co_name) for f in reversed(frames))
             text = self._trace_by_line.get(lines)
             if text is None:
                 summary = traceback.StackSummary.from_list([(fn, ln, name, None) for fn, ln, name in lines])
                 text = self._trace_by_line[lines] = "".join(summary.format())
+            _remember_user_fn(text, frames[0].f_code if inner > 0 else None)
             if len(by_offset) >= _TRACE_TEXTS_LIMIT:
                 by_offset.clear()
+                _USER_FN_BY_TRACE.clear()
+                _remember_user_fn(text, frames[0].f_code if inner > 0 else None)
             by_offset[tuple(key)] = text
         return text
 
@@ -240,7 +268,7 @@ class _Tracer:
         """File ``code`` under the library's or the user's code (kept alive, so that its id stays unique)."""
         self._seen_code.append(code)
         fn = code.co_filename
-        lib = fn.startswith(_LIB_DIRS) or fn == _CONTEXTLIB
+        lib = (fn.startswith(_LIB_DIRS) and fn not in _USER_FILES_IN_LIB) or fn == _CONTEXTLIB
         (self._lib_code_ids if lib else self._user_code_ids).add(id(code))
 
     # --- arguments -----------------------------------------------------------------------------
@@ -258,6 +286,8 @@ class _Tracer:
             name = entry[1]
         node = self.graph.get_attr(name)
         node.meta["val"] = self.meta_val(t)
+        if self.module_stack is not None:
+            node.meta["nn_module_stack"] = self.module_stack
         return node
 
     def to_args(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
@@ -308,8 +338,7 @@ class _Tracer:
             trace = node.meta.get("stack_trace")
             for i, e in enumerate(out):
                 item = self.graph.create_node("call_function", operator.getitem, (node, i))
-                if trace is not None:
-                    item.meta["stack_trace"] = trace
+                self.record_where(item, trace)
                 self.track(e, item)
 
 
@@ -394,8 +423,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         target = lift_fresh_copy if func is lift_fresh else func
         node = tracer.graph.create_node("call_function", target, *tracer.to_args(args, kwargs))
         trace = tracer.stack_trace()
-        if trace is not None:
-            node.meta["stack_trace"] = trace
+        tracer.record_where(node, trace)
         try:
             if preserved and not self.pre_dispatch:  # its CIA decomposition runs unrecorded, below autograd
                 with AutoDispatchBelowAutograd():
@@ -571,8 +599,11 @@ def _placeholder_names(f: Callable[..., Any], nargs: int) -> list[str]:
 
 def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, tracing_mode: str = "real",
             pre_dispatch: bool = False, record_stack_traces: bool = True,
-            preserve: Any = None) -> Callable[..., GraphModule]:
+            preserve: Any = None, record_module_stack: bool = True) -> Callable[..., GraphModule]:
     """Return a function that traces ``f`` on example inputs into a GraphModule (module docstring).
+
+    ``record_module_stack``: record ``meta["nn_module_stack"]`` (tracer/module_stack.py); torch's make_fx has the
+    same flag, off by default, and honours it only on export's path.
 
     ``preserve``: CompositeImplicitAutograd ops (OpOverloads or packets) kept whole, as one node, in a
     post-dispatch trace (tracer/decompositions/preserve.py).
@@ -593,7 +624,8 @@ def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, trac
         if paused:
             gc.disable()
         try:
-            return _trace(f, args, decomposition_table, tracing_mode, pre_dispatch, record_stack_traces, preserved)
+            return _trace(f, args, decomposition_table, tracing_mode, pre_dispatch, record_stack_traces, preserved,
+                          record_module_stack)
         finally:
             if paused:
                 gc.enable()
@@ -602,7 +634,8 @@ def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, trac
 
 
 def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None, tracing_mode: str,
-           pre_dispatch: bool, record_stack_traces: bool, preserve: frozenset = frozenset()) -> GraphModule:
+           pre_dispatch: bool, record_stack_traces: bool, preserve: frozenset = frozenset(),
+           record_module_stack: bool = False) -> GraphModule:
     tracer = _Tracer(record_stack_traces)
     if pre_dispatch:
         tracer.alias_index = {}
@@ -647,6 +680,8 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
         if record_stack_traces:  # (dropped afterwards: the frames must not outlive the trace)
             tracer.set_root_frame(sys._getframe())
             stack.callback(tracer.set_root_frame, None)
+        if record_module_stack:
+            stack.enter_context(ModuleStackRecorder(tracer, f))
         result = f(*args)
     to_node = lambda r: tracer.to_arg(r) if isinstance(r, Tensor) else r  # noqa: E731
     if nested:  # the generated forward flattens its inputs and unflattens its outputs with specs
@@ -697,9 +732,7 @@ class _GradModeRecorder:
             if threading.get_ident() == thread and not _set_by_engine():
                 node = tracer.graph.create_node("call_function", grad_mode._set_grad_enabled, (value,))
                 node.meta["val"] = None
-                trace = tracer.stack_trace()
-                if trace is not None:
-                    node.meta["stack_trace"] = trace
+                tracer.record_where(node, tracer.stack_trace())
             prop.fset(view, value)
 
         self._view_cls.enabled = property(prop.fget, setter)

@@ -241,9 +241,16 @@ def handle_torch_function(public: Any, impl: Callable[..., Any], args: tuple, kw
             return ret
         tried.append(f"tensor subclass {t!r}")
     lines = "".join(f"  - {x}\n" for x in tried)
+    # (torch's message ends "For more information, try re-running with TORCH_LOGS=not_implemented"; there are no
+    # TORCH_LOGS here, so the hint says what does help)
     raise _AllRefused(f"Multiple dispatch failed for '{_func_name(public)}'; all __torch_function__ handlers "
-                      f"returned NotImplemented:\n\n{lines}\nFor more information, try re-running with "
-                      "TORCH_LOGS=not_implemented")
+                      f"returned NotImplemented:\n\n{lines}\n{NOT_IMPLEMENTED_HINT}")
+
+
+#: the last line of "all handlers returned NotImplemented" errors (torch's points at TORCH_LOGS, which dispatchkit
+#: does not have)
+NOT_IMPLEMENTED_HINT = ("To see why, print func and types in each handler listed above: each one returned "
+                        "NotImplemented for this call")
 
 
 def torch_function_wrapper(impl: Callable[..., Any], public: Any = None, operator: bool = False,

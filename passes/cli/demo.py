@@ -23,8 +23,14 @@ from .progress import Progress
 __all__ = ["add_demo_parser", "run_demo"]
 
 
-def add_demo_parser(sub: Any) -> None:
-    p = sub.add_parser("demo", help="trace the built-in transformer block both ways, draw, replay, explain")
+def add_demo_parser(sub: Any, common: Any) -> None:
+    p = sub.add_parser("demo", help="trace the built-in transformer block both ways, draw, replay, explain",
+                       parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="What `make demo` runs: trace a built-in example post- and pre-dispatch, print "
+                                   "both graphs, write both drawings, a side-by-side page and the interactive viewer "
+                                   "of the two graphs (matching nodes linked) into the output folder, replay both "
+                                   "graphs against eager execution and explain one aten.linear call.",
+                       epilog="examples:\n  dispatchkit demo\n  dispatchkit demo --out /tmp/demo --example mlp")
     p.add_argument("--out", default="dispatchkit-demo", metavar="DIR", help="output folder (default: %(default)s)")
     p.add_argument("--example", default="transformer_block", help="built-in example to trace (default: %(default)s)")
 
@@ -33,7 +39,7 @@ def _max_diff(a: Any, b: Any) -> float:
     return float(np.max(np.abs(a.detach().numpy().astype(np.float64) - b.detach().numpy().astype(np.float64))))
 
 
-def _page(title: str, panels: list[tuple[str, str, str]]) -> str:
+def _page(title: str, panels: list[tuple[str, str, str]], viewer: str = "") -> str:
     cols = "\n".join(
         f'<div class="col"><h2>{html.escape(name)}</h2><p><a href="{html.escape(svg)}">{html.escape(svg)}</a></p>'
         f'<img src="{html.escape(svg)}" alt="{html.escape(name)} graph"><pre>{html.escape(code)}</pre></div>'
@@ -41,7 +47,9 @@ def _page(title: str, panels: list[tuple[str, str, str]]) -> str:
     return ("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + html.escape(title) + "</title>\n"
             "<style>body{font-family:sans-serif;margin:1em}.row{display:flex;gap:1em}.col{flex:1;min-width:0}"
             "img{max-width:100%;border:1px solid #ccc}pre{font-size:11px;overflow:auto;background:#f6f6f6;"
-            "padding:.5em}</style></head>\n<body><h1>" + html.escape(title) + "</h1>\n<div class=\"row\">\n" + cols
+            "padding:.5em}</style></head>\n<body><h1>" + html.escape(title) + "</h1>\n"
+            + (f'<p>Interactive: <a href="{html.escape(viewer)}">{html.escape(viewer)}</a> (both graphs, matching '
+               "nodes linked)</p>\n" if viewer else "") + "<div class=\"row\">\n" + cols
             + "\n</div></body></html>\n")
 
 
@@ -54,7 +62,10 @@ def run_demo(args: argparse.Namespace, progress: Progress) -> int:
     if args.example not in EXAMPLES:
         raise CliError(f"unknown example {args.example!r}; the examples are {', '.join(sorted(EXAMPLES))}")
     fn = EXAMPLES[args.example].fn
-    os.makedirs(args.out, exist_ok=True)
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        raise CliError(f"--out {args.out!r}: cannot create the folder: {e.strerror or e}") from e
     have_dot = shutil.which("dot") is not None
     ext = "svg" if have_dot else "dot"
     graphs = {}
@@ -71,10 +82,14 @@ def run_demo(args: argparse.Namespace, progress: Progress) -> int:
         with progress.stage(f"drawing {path}"):
             passes.draw(gm, path)
         panels.append((level, os.path.basename(path), gm.code))
+    viewer = os.path.join(args.out, "viewer.html")
+    with progress.stage(f"writing the viewer {viewer}"):
+        passes.view([graphs["pre-dispatch"], graphs["post-dispatch"]],
+                    titles=["pre-dispatch", "post-dispatch"]).save(viewer)
     page = os.path.join(args.out, "index.html")
     with open(page, "w", encoding="utf-8") as fh:
-        fh.write(_page(f"dispatchkit: {args.example}, post- vs pre-dispatch", panels))
-    print(f"\nwrote {', '.join(os.path.join(args.out, p[1]) for p in panels)} and {page}"
+        fh.write(_page(f"dispatchkit: {args.example}, post- vs pre-dispatch", panels, "viewer.html"))
+    print(f"\nwrote {', '.join(os.path.join(args.out, p[1]) for p in panels)}, {viewer} and {page}"
           + ("" if have_dot else " (no `dot` found: DOT files instead of SVG; install graphviz for SVG)"))
 
     ok = True

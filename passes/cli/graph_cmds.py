@@ -6,25 +6,43 @@ import argparse
 import os
 from typing import Any
 
-from .loading import CliError
+from .loading import CliError, check_output_path
 from .progress import Progress
 from .specs import make_inputs, parse_input
-from .trace_cmd import write_outputs
+from .trace_cmd import add_output_options, check_outputs, write_outputs
 
-__all__ = ["add_graph_parsers", "load_graph", "run_replay", "run_show", "summarize"]
+__all__ = ["add_graph_parsers", "load_graph", "run_replay", "run_show", "run_view", "summarize"]
 
 
-def add_graph_parsers(sub: Any) -> None:
-    p = sub.add_parser("show", help="print a saved graph; optionally draw it and print op statistics")
+def add_graph_parsers(sub: Any, common: Any) -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+    p = sub.add_parser("show", help="print a saved graph; optionally draw it, view it and print op statistics",
+                       parents=[common], formatter_class=raw,
+                       description="Load a graph saved by `trace --save` (nothing in the file is executed) and print "
+                                   "it; optionally draw it, write the interactive viewer and print op statistics.",
+                       epilog="examples:\n  dispatchkit show f.json --stats\n  dispatchkit show f.json --svg f.svg "
+                              "--html f.html")
     p.add_argument("path", metavar="GRAPH.json")
-    p.add_argument("--svg", metavar="PATH", help="draw the graph (.svg, .dot or .png, from the name)")
-    p.add_argument("--stats", action="store_true", help="print per-op statistics")
-    p.add_argument("--code", action="store_true", help="print the generated Python code instead of print_readable()")
-    r = sub.add_parser("replay", help="run a saved graph eagerly on random inputs")
+    add_output_options(p)
+    r = sub.add_parser("replay", help="run a saved graph eagerly on random inputs", parents=[common],
+                       formatter_class=raw,
+                       description="Run a saved graph through the dispatcher on random inputs of the traced shapes "
+                                   "and print a summary of each output.",
+                       epilog="example:\n  dispatchkit replay f.json --input f32[2,3] --input f32[4,3] "
+                              "--input f32[4]")
     r.add_argument("path", metavar="GRAPH.json")
     r.add_argument("--input", action="append", default=[], metavar="SPEC",
                    help="one per graph input: f32[4,8], i64[4]:0..10, f32[3]+grad, or a number")
     r.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    v = sub.add_parser("view", help="write the interactive viewer of one saved graph, or of two side by side",
+                       parents=[common], formatter_class=raw,
+                       description="Write one self-contained HTML page to look at saved graphs: pan and zoom, open "
+                                   "and close module groups, search, node details; with two graphs (pre- vs "
+                                   "post-dispatch, before vs after a pass) the matching nodes are linked.",
+                       epilog="examples:\n  dispatchkit view f.json -o f.html\n"
+                              "  dispatchkit view pre.json post.json -o compare.html")
+    v.add_argument("paths", metavar="GRAPH.json", nargs="+", help="one or two saved graphs")
+    v.add_argument("-o", "--out", metavar="PATH", required=True, help="the page to write (.html)")
 
 
 def load_graph(path: str) -> Any:
@@ -39,6 +57,7 @@ def load_graph(path: str) -> Any:
 
 
 def run_show(args: argparse.Namespace, progress: Progress) -> int:
+    check_outputs(args)
     gm = load_graph(args.path)
     print(gm.code if args.code else gm.print_readable(print_output=False))
     write_outputs(gm, args, progress)
@@ -81,4 +100,18 @@ def run_replay(args: argparse.Namespace, progress: Progress) -> int:
     outs = out if isinstance(out, (list, tuple)) else (out,)
     for i, o in enumerate(outs):
         print(f"output {i}: {summarize(o)}")
+    return 0
+
+
+def run_view(args: argparse.Namespace, progress: Progress) -> int:
+    import passes
+
+    if len(args.paths) > 2:
+        raise CliError(f"view takes one or two graphs, got {len(args.paths)}")
+    check_output_path(args.out, "--out", (".html", ".htm"))
+    graphs = [load_graph(p) for p in args.paths]
+    titles = [os.path.splitext(os.path.basename(p))[0] for p in args.paths]
+    with progress.stage(f"writing the viewer {args.out}"):
+        passes.view(graphs, titles=titles).save(args.out)
+    print(f"wrote {args.out}")
     return 0

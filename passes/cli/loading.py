@@ -15,11 +15,29 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CliError", "load_function", "resolve_op"]
+__all__ = ["CliError", "check_output_path", "load_function", "one_line", "resolve_op"]
 
 
 class CliError(Exception):
     """A user-facing command-line error: printed as ``dispatchkit: error: ...``, exit status 2."""
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line (a multi-line message's lines joined with " | ")."""
+    return " | ".join(line.strip() for line in str(text).splitlines() if line.strip())
+
+
+def check_output_path(path: str, option: str, suffixes: tuple[str, ...]) -> None:
+    """Before any work: ``path`` must end in one of ``suffixes`` and its folder must exist and be writable."""
+    if not path.lower().endswith(suffixes):
+        raise CliError(f"{option} {path!r}: expected a file name ending in {', '.join(suffixes)}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CliError(f"{option} {path!r}: the folder {folder!r} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise CliError(f"{option} {path!r}: the folder {folder!r} is not writable")
+    if os.path.isdir(path):
+        raise CliError(f"{option} {path!r} is a folder; give a file name")
 
 
 def load_function(target: str) -> Callable[..., Any]:

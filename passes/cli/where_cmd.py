@@ -17,9 +17,9 @@ from .progress import Progress
 __all__ = ["add_where_parser", "run_where"]
 
 
-def add_where_parser(sub: Any) -> None:
+def add_where_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "where", help="where an op's schema, kernels, derivative, decompositions and torch-level function are",
+        "where", parents=[common], help="where an op's schema, kernels, derivative, decompositions and torch-level function are",
         description="Print, for an operator, where each of its pieces is defined (file:line) and its op family.",
         epilog="examples:\n  dispatchkit where aten.logaddexp\n  dispatchkit where aten.conv2d\n"
                "  dispatchkit where add.Tensor",
