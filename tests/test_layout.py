@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("dispatcher", "tracer", "passes")
 #: data files exempt from the size rule: the op listing, the schema parser's tables
 DATA_FILES = {"dispatcher/ops/native_functions.py", "dispatcher/schema.py"}
-MAX_LINES = 620
+MAX_LINES = 640  # "about 600"
 #: words of the project's history that say nothing to a reader
 HISTORY = re.compile(r"\b(ops_[abc]|(pw|attn|conv|loss|ops|later|first|listing) batch(es)?|more_[abc])\b|_more(_[abc])?\.py",
                      re.IGNORECASE)

@@ -17,6 +17,7 @@ import dispatcher.nn.functional as F
 from tests import corpus as C
 from tracer import make_fx
 from tracer import proxy_tensor as P
+from tracer import proxy_tracker as PT
 
 
 def _full_walk(self: P._Tracer, root: object) -> None:
@@ -47,7 +48,7 @@ def test_stack_traces_match_a_full_walk(monkeypatch: pytest.MonkeyPatch, key: st
     for walk in (None, _full_walk):  # both traced from the same line, so the caller's frames read the same
         if walk is not None:
             monkeypatch.setattr(P._Tracer, "set_root_frame", walk)
-            P._TRACE_BY_OFFSET.clear()  # the shared text cache must not hide a difference
+            PT._TRACE_BY_OFFSET.clear()  # the shared text cache must not hide a difference
         results.append(_traces(key, **kwargs))
     fast, slow = results
     assert fast == slow
