@@ -190,4 +190,13 @@ from . import _C  # noqa: E402, F401  (torch._C's private names: _EnablePythonDi
 __all__ += ["optim", "ScriptObject"]
 from . import optim  # noqa: E402
 from .script_object import ScriptObject  # noqa: E402
+
 # --- end nn modules / optim exports ---
+
+# --- dtype aliases (torch.long, torch.float, ...): the names torch exports for our dtypes (issue 17) ---
+__all__ += ["cdouble", "cfloat", "double", "float", "half", "int", "long", "short"]
+from .dtypes import cdouble, cfloat, double, half, long, short  # noqa: E402
+from .dtypes import float as float  # noqa: E402, A004 - torch.float is float32
+from .dtypes import int as int  # noqa: E402, A004 - torch.int is int32
+
+# --- end dtype aliases ---
