@@ -1618,6 +1618,13 @@ def _table_loss() -> list[OpInfo]:
         OpInfo("add_.Scalar", [S(T((3, 4)), 2.5), S(T((3, 4), L), 3), S(T((3, 4)), 2, 0.5),
                                S(T((4, 3), D, "transposed"), -1.5)],
                [S(T((3, 4), L), 0.5)]),
+        # issue 17: type_as, max.other / min.other
+        OpInfo("type_as", [S(T((3, 4)), T((2,), D)), S(T((3, 4), L), T((3,))), S(T((4, 3), F, "transposed"), T((2,), L)),
+                           S(T((3,)), T(()))]),
+        OpInfo("max.other", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((4,))), S(T((3, 4), L), T((3, 4), L)),
+                             S(T((4, 3), D, "transposed"), T((4, 3), D))], [S(T((3,)), T((4,)))]),
+        OpInfo("min.other", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((4,))), S(T((3, 4), L), T((3, 4), L)),
+                             S(T((4, 3), D, "transposed"), T((4, 3), D))], [S(T((3,)), T((4,)))]),
     ]
 
 

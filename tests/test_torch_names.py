@@ -27,3 +27,42 @@ def test_nanogpt_style_arange_long() -> None:
     assert pos.dtype is D.int64
     np.testing.assert_array_equal(pos.numpy(), np.arange(5))
     assert D.float is D.float32 and D.int is D.int32 and D.double is D.float64
+
+
+# --- issue 17 item 2: Tensor methods bound to CompositeImplicitAutograd ops keep them in pre-dispatch traces ---
+def _calls(lib: Any) -> list[tuple[str, Any]]:
+    return [
+        ("type_as", lambda x, y: x.type_as(y.double())),
+        ("type_as_same", lambda x, y: x.type_as(y)),
+        ("max_other", lambda x, y: x.max(y)),
+        ("min_other", lambda x, y: x.min(y)),
+        ("torch_max_other", lambda x, y: lib.max(x, y)),
+        ("torch_min_other", lambda x, y: lib.min(x, y)),
+    ]
+
+
+@pytest.mark.parametrize("i", range(6))
+@pytest.mark.parametrize("pre_dispatch", [True, False])
+def test_cia_method_graphs_match_torch(torch: Any, i: int, pre_dispatch: bool) -> None:
+    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
+
+    from tracer import make_fx
+
+    a, b = (np.random.default_rng(s).standard_normal((3, 4)).astype(np.float32) for s in (0, 1))
+    name, f = _calls(D)[i]
+    _, tf = _calls(torch)[i]
+    gm = make_fx(f, pre_dispatch=pre_dispatch)(D.tensor(a), D.tensor(b))
+    gt = torch_make_fx(tf, pre_dispatch=pre_dispatch)(torch.tensor(a), torch.tensor(b))
+    targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    assert targets == [str(n.target) for n in gt.graph.nodes if n.op == "call_function"], name
+    a2, b2 = (np.random.default_rng(s).standard_normal((3, 4)).astype(np.float32) for s in (5, 6))
+    out, ref = gm(D.tensor(a2), D.tensor(b2)), tf(torch.tensor(a2), torch.tensor(b2))
+    assert repr(out.dtype) == repr(ref.dtype)
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-6)
+
+
+def test_type_as_error_is_torchs(torch: Any) -> None:
+    with pytest.raises(TypeError, match=r"type_as\(\): argument 'other' \(position 1\) must be Tensor, not int"):
+        torch.zeros(2).type_as(1)
+    with pytest.raises(TypeError, match=r"type_as\(\): argument 'other' \(position 1\) must be Tensor, not int"):
+        D.zeros(2).type_as(1)

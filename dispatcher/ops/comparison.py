@@ -57,6 +57,18 @@ def minimum(self: Tensor, other: Tensor) -> Tensor:
     return _min_max(self, other, np.minimum, np.logical_and)
 
 
+@impl("max.other", "CompositeImplicitAutograd")
+def max_other(self: Tensor, other: Tensor) -> Tensor:
+    """``maximum(self, other)`` (``Tensor.max(other)`` / ``torch.max(x, other)`` bind to this op)."""
+    return _aten().maximum.default(self, other)
+
+
+@impl("min.other", "CompositeImplicitAutograd")
+def min_other(self: Tensor, other: Tensor) -> Tensor:
+    """``minimum(self, other)``."""
+    return _aten().minimum.default(self, other)
+
+
 @impl("where.self", "CPU", "Meta")
 def where_self(condition: Tensor, self: Any, other: Any) -> Tensor:
     cdt = condition._dtype

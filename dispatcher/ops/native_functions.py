@@ -602,4 +602,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
     OpDef("clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
     OpDef("add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", CEA, tags=('inplace', 'pointwise')),
+    # issue 17: CompositeImplicitAutograd ops Tensor methods bind to (type_as; max / min with a Tensor other)
+    OpDef("type_as(Tensor self, Tensor other) -> Tensor", CIA, tags=()),
+    OpDef("max.other(Tensor self, Tensor other) -> Tensor", CIA, tags=('pointwise',)),
+    OpDef("min.other(Tensor self, Tensor other) -> Tensor", CIA, tags=('pointwise',)),
 )
