@@ -38,10 +38,23 @@ def _calls(lib: Any) -> list[tuple[str, Any]]:
         ("min_other", lambda x, y: x.min(y)),
         ("torch_max_other", lambda x, y: lib.max(x, y)),
         ("torch_min_other", lambda x, y: lib.min(x, y)),
+        ("clip", lambda x, y: x.clip(-0.5, 0.5)),
+        ("clip_tensor", lambda x, y: lib.clip(x, y)),
+        ("clip_", lambda x, y: x.clone().clip_(y, None)),
+        ("divide", lambda x, y: x.divide(y)),
+        ("divide_number", lambda x, y: lib.divide(x, 2.5)),
+        ("divide_mode", lambda x, y: x.divide(y, rounding_mode="floor")),
+        ("divide_", lambda x, y: x.clone().divide_(y)),
+        ("true_divide", lambda x, y: lib.true_divide(x, y)),
+        ("true_divide_", lambda x, y: x.clone().true_divide_(2)),
+        ("multiply", lambda x, y: x.multiply(y)),
+        ("multiply_", lambda x, y: x.clone().multiply_(y)),
+        ("subtract", lambda x, y: lib.subtract(x, y, alpha=2)),
+        ("subtract_", lambda x, y: x.clone().subtract_(y)),
     ]
 
 
-@pytest.mark.parametrize("i", range(6))
+@pytest.mark.parametrize("i", range(19))
 @pytest.mark.parametrize("pre_dispatch", [True, False])
 def test_cia_method_graphs_match_torch(torch: Any, i: int, pre_dispatch: bool) -> None:
     from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
