@@ -1644,6 +1644,12 @@ def _table_loss() -> list[OpInfo]:
                [S(T((3,), B), T((3,), B))]),
         OpInfo("subtract.Scalar", [S(T((3, 4)), 2.5), S(T((3, 4), L), 2, 3)]),
         OpInfo("subtract_.Tensor", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((4,)), alpha=0.5)]),
+        # (no integer sample yet: torch's core-aten decomposition of isclose, torch/_refs' _isclose, converts
+        # integer operands to the default dtype, which ours, its CIA kernel, does not; eager values agree, see
+        # tests/test_torch_names.py)
+        OpInfo("isclose", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((4,)), 0.1, 0.5), S(T((4, 3), D, "transposed"), T((4, 3), D), 1e-3, 1e-4, True),
+                           S(T((3, 4)), T((3, 4)), 0.0, 0.0)],
+               [S(T((3, 4)), T((3, 4), D)), S(T((3, 4)), T((3, 4)), -1.0), S(T((3, 4)), T((3, 4)), 1e-5, -1.0)]),
         # issue 17: type_as, max.other / min.other
         OpInfo("type_as", [S(T((3, 4)), T((2,), D)), S(T((3, 4), L), T((3,))), S(T((4, 3), F, "transposed"), T((2,), L)),
                            S(T((3,)), T(()))]),

@@ -79,3 +79,49 @@ def test_type_as_error_is_torchs(torch: Any) -> None:
         torch.zeros(2).type_as(1)
     with pytest.raises(TypeError, match=r"type_as\(\): argument 'other' \(position 1\) must be Tensor, not int"):
         D.zeros(2).type_as(1)
+
+
+# --- isclose (issue 17 item 13) ---
+_NAN, _INF = float("nan"), float("inf")
+_A = np.array([1.0, _NAN, _INF, -_INF, 2.0, 0.0], np.float32)
+_B = np.array([1.0, _NAN, _INF, _INF, 2.00001, 1e-9], np.float32)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"equal_nan": True}, {"rtol": 0, "atol": 0}, {"rtol": 1e-3, "atol": 1e-4}])
+def test_isclose_values_and_graphs(torch: Any, kwargs: dict) -> None:
+    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
+
+    from tracer import make_fx
+
+    ours = D.isclose(D.tensor(_A), D.tensor(_B), **kwargs)
+    theirs = torch.isclose(torch.tensor(_A), torch.tensor(_B), **kwargs)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    assert D.tensor(_A).isclose(D.tensor(_B), **kwargs).numpy().tolist() == theirs.tolist()
+    for pre in (True, False):
+        gm = make_fx(lambda x, y: D.isclose(x, y, **kwargs), pre_dispatch=pre)(D.tensor(_A), D.tensor(_B))
+        gt = torch_make_fx(lambda x, y: torch.isclose(x, y, **kwargs), pre_dispatch=pre)(
+            torch.tensor(_A), torch.tensor(_B))
+        assert [str(n.target) for n in gm.graph.nodes if n.op == "call_function"] == \
+            [str(n.target) for n in gt.graph.nodes if n.op == "call_function"]
+        if pre:
+            assert gm.code.strip() == gt.code.strip()
+        np.testing.assert_array_equal(gm(D.tensor(_B), D.tensor(_A)).numpy(), torch.isclose(
+            torch.tensor(_B), torch.tensor(_A), **kwargs).numpy())
+
+
+def test_isclose_ints_bools_and_errors(torch: Any) -> None:
+    i, j = np.array([1, 2, 5]), np.array([1, 3, 3])
+    assert D.isclose(D.tensor(i), D.tensor(j), atol=1).tolist() == torch.isclose(
+        torch.tensor(i), torch.tensor(j), atol=1).tolist()
+    bt, bf = np.array([True, False]), np.array([True, True])
+    assert D.isclose(D.tensor(bt), D.tensor(bf)).tolist() == torch.isclose(torch.tensor(bt), torch.tensor(bf)).tolist()
+    for lib in (D, torch):
+        x = lib.zeros(3)
+        with pytest.raises(RuntimeError, match="^Float did not match Long$"):
+            lib.isclose(x, lib.zeros(3, dtype=lib.int64))
+        with pytest.raises(RuntimeError, match="rtol must be greater than or equal to zero, but got -1"):
+            lib.isclose(x, x, rtol=-1)
+        with pytest.raises(RuntimeError, match="atol must be greater than or equal to zero, but got -1"):
+            lib.isclose(x, x, atol=-1)
+        with pytest.raises(TypeError, match=r"isclose\(\): argument 'other' \(position 2\) must be Tensor, not int"):
+            lib.isclose(x, 1)

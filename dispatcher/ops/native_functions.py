@@ -627,4 +627,6 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", CIA, tags=()),
     OpDef("subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", CIA, tags=()),
     OpDef("subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", CIA, tags=('inplace',)),
+    # issue 17: isclose (CompositeImplicitAutograd, TensorCompare.cpp)
+    OpDef("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor", CIA, tags=()),
 )
