@@ -214,3 +214,11 @@ def __getattr__(name: str) -> object:
 
     raise missing_attribute(__name__, name)
 # --- end torch names ---
+
+# --- dtype aliases (torch.long, torch.float, ...): the names torch exports for our dtypes (issue 17) ---
+__all__ += ["cdouble", "cfloat", "double", "float", "half", "int", "long", "short"]
+from .dtypes import cdouble, cfloat, double, half, long, short  # noqa: E402
+from .dtypes import float as float  # noqa: E402, A004 - torch.float is float32
+from .dtypes import int as int  # noqa: E402, A004 - torch.int is int32
+
+# --- end dtype aliases ---

@@ -80,8 +80,13 @@ def test_pieces_live_in_their_family_files(family):
             in_layer = piece.location.startswith(dirs)
             if piece.kind == "torch-level" and not in_layer:
                 continue  # e.g. torch.manual_seed-like helpers outside the api package are not op surfaces
-            # torch's nn.functional lists tanh / sigmoid / ... among its activation functions
-            families = (family, "activations") if piece.label.startswith("nn.functional.") else (family,)
+            families = (family,)
+            if piece.kind == "torch-level":
+                # one torch-level function serves every overload of its name (torch.max: max.dim, max.other), and
+                # torch's nn.functional lists tanh / sigmoid / ... among its activation functions
+                packet = getattr(dispatcher.ops.aten, op._opname)
+                families += tuple(f for o in packet.overloads() if (f := family_of(getattr(packet, o))))
+                families += ("activations",) if piece.label.startswith("nn.functional.") else ()
             if not in_layer or not any(stem == f or stem.startswith(f + "_") for f in families):
                 wrong.append(f"{op.name()} {piece.kind} {piece.label}: {piece.location}")
     assert wrong == []

@@ -32,7 +32,7 @@ _INPLACE_UNARY = ("abs_", "neg_")
 
 __all__ = [
     "add", "sub", "mul", "div", "subtract", "multiply", "divide", "pow", *_UNARY, *_INPLACE_UNARY, "round", "positive",
-    "clamp", "clip", "clamp_", "clip_", "clamp_min", "clamp_max", "fmod", "remainder", "floor_divide", "addcmul",
+    "clamp", "clip", "clamp_", "clip_", "true_divide", "clamp_min", "clamp_max", "fmod", "remainder", "floor_divide", "addcmul",
     "addcdiv", "lerp", "nan_to_num", "nan_to_num_",
 ]
 
@@ -64,7 +64,45 @@ def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Any
     return _div_method(input, other, rounding_mode=rounding_mode)
 
 
-subtract, multiply, divide = sub, mul, div
+def _alias_binary(op: str, rounding: bool = False, alpha: bool = False) -> Any:
+    """``Tensor.divide`` / ``multiply`` / ``subtract`` / ``true_divide`` (and ``_``): the CompositeImplicitAutograd
+    alias op ``aten.<op>.Tensor`` (``.Tensor_mode`` with a rounding mode), a number operand wrapped as torch's
+    parser does; the alias op forwards to div / mul / sub."""
+
+    def method(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+        packet = getattr(aten, op)
+        mode = kwargs.pop("rounding_mode", None) if rounding else None
+        a = kwargs.pop("alpha", 1) if alpha else 1
+        if kwargs:
+            raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if not isinstance(other, Tensor) and _number(other) is None:
+            raise _invalid(op, (other,))
+        other = other if isinstance(other, Tensor) else _number(other)
+        if mode is not None:
+            return packet.Tensor_mode(self, other, rounding_mode=mode)
+        if a == 1 and type(a) is int:
+            return packet.Tensor(self, other)
+        return packet.Tensor(self, other, alpha=a)
+
+    method.__name__ = op
+    return method
+
+
+def _alias_function(op: str, rounding: bool = False, alpha: bool = False) -> Any:
+    method = _alias_binary(op, rounding, alpha)
+
+    def fn(input: Tensor, other: Any, *, out: Any = None, **kwargs: Any) -> Tensor:  # noqa: A002
+        _no_out(out, op)
+        _check_tensor(op, input)
+        return method(input, other, **kwargs)
+
+    fn.__name__ = op
+    return fn
+
+
+subtract, multiply, divide = (_alias_function("subtract", alpha=True), _alias_function("multiply"),
+                              _alias_function("divide", rounding=True))
+true_divide = _alias_function("true_divide")
 
 
 def pow(input: Any, exponent: Any, *, out: Any = None) -> Tensor:  # noqa: A001, A002
@@ -103,7 +141,10 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -
     return _clamp_method(input, min, max)
 
 
-clip = clamp
+def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:  # noqa: A001, A002
+    """``aten.clip`` / ``clip.Tensor`` (CompositeImplicitAutograd aliases of clamp's overloads)."""
+    _no_out(out, "clip")
+    return _clip_method(input, min, max)
 
 
 def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - torch's names
@@ -118,7 +159,9 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: 
     return aten.clamp_.default(input, min, max)
 
 
-clip_ = clamp_
+def clip_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - torch's names
+    _check_tensor("clip_", input)
+    return _clip__method(input, min, max)
 
 
 def _bound_function(name: str, arg: str) -> Any:
@@ -282,6 +325,22 @@ def _clamp__method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  #
     return aten.clamp_.default(self, min, max)
 
 
+def _clip_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return aten.clip.Tensor(self, min, max)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return aten.clip.default(self, min, max)
+
+
+def _clip__method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return aten.clip_.Tensor(self, min, max)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return aten.clip_.default(self, min, max)
+
+
 def _round_method(self: Tensor, decimals: int | None = None) -> Tensor:
     if decimals is None:
         return aten.round.default(self)
@@ -419,9 +478,12 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
         setattr(T, fn.__name__, _method(fn))
     methods = {
         "add": _add_method, "sub": _sub_method, "mul": _mul_method, "div": _div_method, "add_": add_, "sub_": sub_,
-        "mul_": mul_, "div_": div_, "subtract": _sub_method, "multiply": _mul_method, "divide": _div_method,
-        "true_divide": _div_method, "pow": _pow_method, "clamp": _clamp_method, "clip": _clamp_method,
-        "clamp_": _clamp__method, "clip_": _clamp__method, "round": _round_method, "lerp": lerp, "lerp_": lerp_,
+        "mul_": mul_, "div_": div_, "subtract": _alias_binary("subtract", alpha=True),
+        "multiply": _alias_binary("multiply"), "divide": _alias_binary("divide", rounding=True),
+        "true_divide": _alias_binary("true_divide"), "subtract_": _alias_binary("subtract_", alpha=True),
+        "multiply_": _alias_binary("multiply_"), "divide_": _alias_binary("divide_", rounding=True),
+        "true_divide_": _alias_binary("true_divide_"), "pow": _pow_method, "clamp": _clamp_method, "clip": _clip_method,
+        "clamp_": _clamp__method, "clip_": _clip__method, "round": _round_method, "lerp": lerp, "lerp_": lerp_,
         "floor_divide": _floor_divide_method, "floor_divide_": _floor_divide__method, "positive": _pos,
         "fmod_": _modulo_inplace("fmod_"), "remainder_": _modulo_inplace("remainder_"),
         "nan_to_num": _nan_to_num_method, "nan_to_num_": _nan_to_num__method,

@@ -28,7 +28,7 @@ _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 _UNARY = ("logical_not", "isnan", "isinf", "isfinite", "signbit")
 
 __all__ = [*_COMPARISONS, "maximum", "minimum", "where", *_UNARY, "logical_and", "logical_or", "logical_xor",
-           "heaviside"]
+           "heaviside", "isclose"]
 
 
 # --- == != < <= > >= -------------------------------------------------------------------------------------------------
@@ -116,6 +116,23 @@ logical_xor = _tensor_function("logical_xor")
 heaviside = _tensor_function("heaviside", "values")
 
 
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+            equal_nan: bool = False) -> Tensor:
+    """``aten.isclose`` (CompositeImplicitAutograd); trailing arguments equal to their defaults are left out."""
+    _check_tensor("isclose", input)
+    _check_tensor("isclose", other, "other", 1)
+    args = [float(rtol), float(atol), bool(equal_nan)]
+    while args and args[-1] == (1e-05, 1e-08, False)[len(args) - 1]:
+        args.pop()
+    return aten.isclose.default(input, other, *args)
+
+
+def _isclose_method(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+                    equal_nan: bool = False) -> Tensor:
+    _check_tensor("isclose", other, "other", 0)
+    return isclose(self, other, rtol, atol, equal_nan)
+
+
 # --- Tensor methods ----------------------------------------------------------------------------------------------------
 def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     return where(condition, self, other)
@@ -143,4 +160,5 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
         setattr(T, name, _tensor_method(name))
     T.logical_not_ = logical_not_
     T.heaviside = _tensor_method("heaviside", "values")
+    T.isclose = _isclose_method
     T.heaviside_ = _tensor_method("heaviside_", "values")

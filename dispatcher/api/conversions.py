@@ -128,7 +128,10 @@ def _to_dtype(dtype: _dt.dtype) -> Any:
 
 
 def type_as(self: Tensor, other: Tensor) -> Tensor:
-    return aten.to.dtype_layout(self, dtype=other.dtype, layout=_STRIDED, device=other.device)
+    """``aten.type_as`` (CompositeImplicitAutograd: a pre-dispatch trace keeps it whole, as torch's does)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    return aten.type_as.default(self, other)
 
 
 def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:

@@ -76,8 +76,8 @@ def _max_min(name: str, ret: Any, binary: str) -> Any:
             if keepdim:
                 raise TypeError(f"{name}() received an invalid combination of arguments - got (keepdim=bool)")
             return packet.default(self)
-        if isinstance(dim, Tensor):
-            return getattr(aten, binary).default(self, dim)
+        if isinstance(dim, Tensor):  # max(other): the CompositeImplicitAutograd max.other (-> maximum)
+            return packet.other(self, dim)
         values, indices = packet.dim(self, dim, keepdim) if keepdim else packet.dim(self, dim)
         return ret(values, indices)
 

@@ -26,7 +26,7 @@ from ..tensor import Tensor
 from . import arithmetic as _arithmetic
 from . import factories as _factories
 from . import tensor_iterator as _pw
-from .composite import _STRIDED, _aten, _op
+from .composite import _STRIDED, _aten, _op, is_tensor_subclass_like
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, broadcast_shapes, check_inplace, elementwise_strides, np_operand, scalar_type_name
 from .tensor_iterator import _as_dtype_layout, _bool, _run, _shape, binary_meta, inplace_from, unary_meta
@@ -55,6 +55,18 @@ def maximum(self: Tensor, other: Tensor) -> Tensor:
 @impl("minimum", "CPU", "Meta")
 def minimum(self: Tensor, other: Tensor) -> Tensor:
     return _min_max(self, other, np.minimum, np.logical_and)
+
+
+@impl("max.other", "CompositeImplicitAutograd")
+def max_other(self: Tensor, other: Tensor) -> Tensor:
+    """``maximum(self, other)`` (``Tensor.max(other)`` / ``torch.max(x, other)`` bind to this op)."""
+    return _aten().maximum.default(self, other)
+
+
+@impl("min.other", "CompositeImplicitAutograd")
+def min_other(self: Tensor, other: Tensor) -> Tensor:
+    """``minimum(self, other)``."""
+    return _aten().minimum.default(self, other)
 
 
 @impl("where.self", "CPU", "Meta")
@@ -171,6 +183,38 @@ def isfinite(self: Tensor) -> Tensor:
         return aten.ones_like.default(self, dtype=_pw._bool, memory_format=preserve_format)
     finite_abs = aten.ne.Scalar(aten.abs.default(self), math.inf)
     return aten.mul.Tensor(aten.eq.Tensor(self, self), finite_abs)
+
+
+@impl("isclose", "CompositeImplicitAutograd")
+def isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """``self == other``, or'ed with ``isfinite(|self - other|) & (|self - other| <= atol + |rtol * other|)``
+    (bool operands are first converted to the default dtype); NaNs are close to NaNs under ``equal_nan``."""
+    aten = _aten()
+    if self._dtype is not other._dtype:
+        raise RuntimeError(f"{scalar_type_name(self._dtype)} did not match {scalar_type_name(other._dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    close = aten.eq.Tensor(self, other)
+    if equal_nan and (self._dtype.is_floating_point or self._dtype.is_complex):
+        nans = aten.isnan.default(self)
+        if is_tensor_subclass_like(other):  # (torch: no in-place op into a plain tensor with a subclass operand)
+            both = aten.bitwise_and.Tensor(nans, aten.isnan.default(other))
+        else:
+            both = aten.bitwise_and_.Tensor(nans, aten.isnan.default(other))
+        close = aten.bitwise_or_.Tensor(close, both)
+    if rtol == 0 and atol == 0:
+        return close
+    a, b = self, other
+    if a._dtype is _bool:
+        a = aten.to.dtype(a, _dt.get_default_dtype())
+    if b._dtype is _bool:
+        b = aten.to.dtype(b, _dt.get_default_dtype())
+    allowed = aten.add.Scalar(aten.abs.default(aten.mul.Scalar(b, rtol)), atol)
+    actual = aten.abs.default(aten.sub.Tensor(a, b))
+    finite = aten.isfinite.default(actual)
+    return aten.bitwise_or_.Tensor(close, aten.bitwise_and_.Tensor(finite, aten.le.Tensor(actual, allowed)))
 
 
 @impl("signbit", "CPU", "Meta")

@@ -403,3 +403,9 @@ def to_dtype_layout(self: Tensor, *, dtype: Any = None, layout: Any = None, devi
 
 
 register_backend_select("to.dtype_layout")
+
+
+@impl("type_as", "CompositeImplicitAutograd")
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self.to(other.options())``: other's dtype, layout and device (``to.dtype_layout``)."""
+    return _op("to.dtype_layout")(self, dtype=other._dtype, layout=strided, device=other._device)

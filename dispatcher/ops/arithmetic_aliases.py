@@ -1,0 +1,44 @@
+"""The CompositeImplicitAutograd aliases of arithmetic ops: ``clip`` (-> ``clamp``), ``divide`` / ``true_divide``
+(-> ``div``), ``multiply`` (-> ``mul``), ``subtract`` (-> ``sub``), and their in-place forms.
+
+Corresponds to the one-line alias kernels of aten/src/ATen/native/BinaryOps.cpp (``divide``, ``true_divide``,
+``multiply``, ``subtract``) and TensorCompare.cpp (``clip``). The Tensor methods and torch functions of these names
+call these ops (as torch's bindings do), so a pre-dispatch trace keeps ``aten.divide.Tensor`` whole while autograd,
+modes below it and post-dispatch tracing see the ``div`` it forwards to. (Not listed yet: ``divide.Scalar_mode``,
+``divide_.Tensor_mode`` / ``.Scalar_mode`` and ``subtract_.Scalar``, whose ``div`` / ``sub`` targets are not.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor
+from .composite import _op
+from .kernel_registry import impl
+
+
+def _alias(name: str, target: str) -> Any:
+    """Register ``name``'s CIA kernel: call ``target`` with the same arguments."""
+
+    def kernel(*args: Any, **kwargs: Any) -> Tensor:
+        return _op(target)(*args, **kwargs)
+
+    kernel.__name__ = name.replace(".", "_")
+    kernel.__doc__ = f"``aten.{name}``: ``aten.{target}`` with the same arguments."
+    return impl(name, "CompositeImplicitAutograd")(kernel)
+
+
+#: alias op -> the op its CIA kernel calls
+ALIASES = {
+    "clip": "clamp", "clip.Tensor": "clamp.Tensor", "clip_": "clamp_", "clip_.Tensor": "clamp_.Tensor",
+    "divide.Tensor": "div.Tensor", "divide.Scalar": "div.Scalar", "divide.Tensor_mode": "div.Tensor_mode",
+    "divide_.Tensor": "div_.Tensor", "divide_.Scalar": "div_.Scalar",
+    "true_divide.Tensor": "div.Tensor", "true_divide.Scalar": "div.Scalar",
+    "true_divide_.Tensor": "div_.Tensor", "true_divide_.Scalar": "div_.Scalar",
+    "multiply.Tensor": "mul.Tensor", "multiply.Scalar": "mul.Scalar",
+    "multiply_.Tensor": "mul_.Tensor", "multiply_.Scalar": "mul_.Scalar",
+    "subtract.Tensor": "sub.Tensor", "subtract.Scalar": "sub.Scalar", "subtract_.Tensor": "sub_.Tensor",
+}
+for _name, _target in ALIASES.items():
+    _alias(_name, _target)
+del _name, _target
