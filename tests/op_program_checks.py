@@ -1,4 +1,4 @@
-"""Checks shared by the op-coverage tests (tests/test_ops_more_*.py): one program, torch's and ours.
+"""Checks shared by the op-coverage tests (tests/test_ops_*.py): one program, torch's and ours.
 
 A program is written once against ``T`` / ``F`` (torch or ``dispatcher``) as in tests/corpus.py. ``trace_both``
 traces it with both libraries' ``make_fx`` in one configuration ("post", "pre", "fake", or "core": post-dispatch with

@@ -827,8 +827,8 @@ def _inplace_unary(name: str, kind: str = "normal") -> OpInfo:
                   [S(T((3, 4), L, kind=kind)), S(T((3,), B))])
 
 
-def _table_more_a() -> list[OpInfo]:
-    """Samples of the ops_a batch (dispatcher/ops/pointwise_more.py, nn_more.py)."""
+def _table_pointwise_activations() -> list[OpInfo]:
+    """Samples of in-place unary ops, rounding, log variants, binary pointwise ops and activations."""
     return [
         _inplace_unary("exp_"), _inplace_unary("log_", "positive"), _inplace_unary("sigmoid_"),
         _inplace_unary("tanh_"), _inplace_unary("sqrt_", "positive"), _inplace_unary("sin_"), _inplace_unary("cos_"),
@@ -957,8 +957,8 @@ def _table_more_a() -> list[OpInfo]:
     ]
 
 
-def _table_more_b() -> list[OpInfo]:
-    """Samples of the ops_b batch (dispatcher/ops/reductions_more.py, shape_more.py)."""
+def _table_statistics_shape() -> list[OpInfo]:
+    """Samples of statistics, scans, sorting, triangles and padding."""
     moments = [
         S(T((3, 4))), S(T((3, 4)), [1]), S(T((3, 4), D, "transposed"), [0], correction=0, keepdim=True),
         S(T((2, 3, 4)), None, correction=2), S(T((3, 4), kind="positive"), [0, 1]), S(T((5,), H), [0]),
@@ -1083,8 +1083,8 @@ def _table_more_b() -> list[OpInfo]:
     ]
 
 
-def _table_more_c() -> list[OpInfo]:
-    """Samples of the ops_c batch (dispatcher/ops/views_more.py)."""
+def _table_diagonals_splits() -> list[OpInfo]:
+    """Samples of diagonals, moves, splits and in-place views."""
     diag_in = [S(T((3, 4))), S(T((3, 4)), 1), S(T((3, 4)), -2), S(T((4, 3), D, "transposed"), 1, 1, 0),
                S(T((2, 3, 4)), -1, 2, 0), S(T((3, 4)), 5), S(T((3, 4)), -5), S(T((2, 5), L, "sliced"), 0, -1, -2)]
     diag_bad = [S(T((3, 4)), 0, 0, 0), S(T((3, 4)), 0, 0, 2), S(T(())), S(T((5,)))]
@@ -1204,8 +1204,8 @@ def _table_more_c() -> list[OpInfo]:
 
 
 def _table_attn() -> list[OpInfo]:
-    """Samples of the attn batch (attention, einsum, one_hot, lerp, products). The fused attention kernels' masks
-    are keyword-only tensors, which samples do not take: tests/test_ops_attn.py runs them against torch."""
+    """Samples of attention ops (attention, einsum, one_hot, lerp, products). The fused attention kernels' masks
+    are keyword-only tensors, which samples do not take: tests/test_ops_attention_einsum.py runs them against torch."""
     q, k, v = T((2, 3, 4, 8)), T((2, 3, 5, 8)), T((2, 3, 5, 8))
     q3, k3, v3 = T((3, 4, 8)), T((3, 5, 8)), T((3, 5, 8))
     qd, kd, vd = T((1, 2, 3, 4), D), T((1, 2, 5, 4), D), T((1, 2, 5, 4), D)
@@ -1274,7 +1274,7 @@ def _table_attn() -> list[OpInfo]:
 
 
 def _table_conv() -> list[OpInfo]:
-    """Samples of the conv batch (dispatcher/ops/conv.py, pooling.py, batch_norm.py)."""
+    """Samples of convolution, pooling and normalization (dispatcher/ops/convolution.py, pooling.py, normalization.py)."""
     x4, w4, b4 = T((2, 3, 5, 5)), T((4, 3, 3, 3)), T((4,))
     xg, wg = T((1, 4, 6, 5), D), T((6, 2, 3, 2), D)
     x3, w3 = T((2, 2, 7)), T((3, 2, 3))
@@ -1386,7 +1386,7 @@ def _table_conv() -> list[OpInfo]:
 
 
 def _table_pw() -> list[OpInfo]:
-    """Samples of the pw batch (dispatcher/ops/pointwise_pw.py): bitwise ops, shifts, floor_divide, more math."""
+    """Samples of bitwise ops, shifts, floor_divide, more math."""
     ints = [S(T((3, 4), L), T((3, 4), L)), S(T((3, 4), B), T((4,), B)), S(T((3, 4), "uint8"), T((3, 1), L)),
             S(T((2, 3), "int8", "transposed"), T((2, 3), "int16")), S(T((0,), "int32"), T((0,), B)),
             S(T((2, 3), "int32", "sliced"), T((), L))]
@@ -1516,7 +1516,7 @@ def _table_pw() -> list[OpInfo]:
 
 
 def _table_loss() -> list[OpInfo]:
-    """Samples of the loss batch (dispatcher/ops/nn_loss.py)."""
+    """Samples of losses and the activations used with them."""
     u = "unit"
     return [
         OpInfo("binary_cross_entropy", [
@@ -1660,7 +1660,7 @@ def _table_loss() -> list[OpInfo]:
     ]
 
 
-OPS: dict[str, OpInfo] = {info.name: info for info in _table() + _table_more_a() + _table_more_b() + _table_more_c()
+OPS: dict[str, OpInfo] = {info.name: info for info in _table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
                          + _table_attn() + _table_conv() + _table_pw() + _table_loss()}
 
 

@@ -386,7 +386,7 @@ def check_sample(torch: Any, name: str, sample: Sample, v: Verdict, dtype: str, 
     if log_ops:
         log_t, log_o = record_torch(torch, backward_t), record_ours(backward_o)
         unlisted = sorted({op for op, _, _ in log_t if op.split(".")[1] + "." + op.split(".")[2] not in _LISTED_NAMES})
-        if unlisted:  # (e.g. binary_cross_entropy's target formula calls aten.logit, listed by a later batch)
+        if unlisted:  # (e.g. binary_cross_entropy's target formula calls aten.logit, listed later)
             pytest.skip(f"torch's backward calls {unlisted}, not in the op listing yet")
         assert log_o == log_t, f"BACKWARD OPS: {what}\n torch: {log_t}\n ours:  {log_o}"
         return
@@ -482,7 +482,7 @@ FLOAT_CASES += [(name, "stable", i) for name in READY for i in range(len(STABLE.
 GRAD_CASES = [c for c in FLOAT_CASES if _has_float_output(c[0], case_sample(*c))]
 
 
-#: formulas of the conv batch not written yet, as strict xfails per test: double backward of convolution
+#: convolution formulas not written yet, as strict xfails per test: double backward of convolution
 #: (``_convolution_double_backward``) and of batch norm (``batchnorm_double_backward``), and native_group_norm's
 #: gradient when its mean / rstd outputs get gradients (``infinitely_differentiable_native_group_norm_backward``)
 NOT_WRITTEN = {

@@ -162,7 +162,7 @@ def _caller(op: Any, spec: Any) -> Any:
 
 #: op -> why its traced graph cannot equal torch's
 _KNOWN: dict[str, str] = {
-    # attn batch
+    # attention, einsum, products
     "_scaled_dot_product_flash_attention_for_cpu.default": "torch's decomposition returns the attention weights "
     "as the second output, where the op returns the logsumexp (the graph matches torch's; its values differ)",
 }

@@ -314,11 +314,11 @@ def test_function_calls_match_torch(torch: Any, expr: str) -> None:
 
 def test_and_operator_matches_torch(torch: Any) -> None:
     """``&`` (not expressible in the ``|``-separated tables above): bitwise_and.Tensor / .Scalar, as in torch."""
-    for expr in ("b & b", "xi & xi", "xi & b", "b & True", "3 & xi"):  # (numbers: the pw batch's .Scalar)
+    for expr in ("b & b", "xi & xi", "xi & b", "b & True", "3 & xi"):  # (numbers: the .Scalar overloads)
         _run_both(torch, expr)
     env = make_inputs(dispatcher)
     assert ((env["xi"] & env["xi"]).numpy() == env["xi"].numpy()).all()
-    _run_both(torch, "z = b.clone()\nz &= b", mode="exec")  # bitwise_and_.Tensor (listed with the ops_b batch)
+    _run_both(torch, "z = b.clone()\nz &= b", mode="exec")  # bitwise_and_.Tensor
     _run_both(torch, "z = xi.clone()\nz &= 6", mode="exec")  # bitwise_and_.Scalar
 
 

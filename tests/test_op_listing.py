@@ -36,7 +36,7 @@ SCHEMAS = {op.name: op.schema for op in NATIVE_FUNCTIONS}
 
 CASES = [pytest.param(name, i, id=f"{name}-{i}") for name in READY for i in range(len(OPS[name].samples))]
 
-# Ops writing to arguments their schemas do not mark (conv batch): batch norm's running statistics in training.
+# Ops writing to arguments their schemas do not mark : batch norm's running statistics in training.
 UNANNOTATED_WRITES = frozenset({"native_batch_norm", "batch_norm", "instance_norm"})
 
 # Builtin exception types an error is compared by (torch's C++ errors subclass these).

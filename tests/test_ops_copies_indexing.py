@@ -1,4 +1,4 @@
-"""Copies, fills and indexing kernels (misc.py) against torch 2.13.
+"""Copies, fills and indexing kernels (dispatcher/ops/conversions.py, indexing.py, indexing_scatter.py) against torch 2.13.
 
 clone / _to_copy (layouts kept like torch, dtype and device changes, BackendSelect routing),
 lift_fresh_copy, copy_ (broadcasting, conversion, writes through views), fill_.Scalar (c10's

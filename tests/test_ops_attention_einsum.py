@@ -1,7 +1,7 @@
-"""make_fx parity and Python surface for the attn batch (``scaled_dot_product_attention`` with its fused CPU and
+"""make_fx parity and Python surface for attention and products (``scaled_dot_product_attention`` with its fused CPU and
 math backends, ``einsum``, ``one_hot``, ``lerp``) against torch 2.13.
 
-Same harness as tests/test_ops_more_c.py: each program is written once against ``T`` / ``F`` and traced by both
+Same harness as tests/test_ops_diagonals_splits.py: each program is written once against ``T`` / ``F`` and traced by both
 libraries on the same data: post-dispatch, pre-dispatch, fake and core-ATen-decomposed graphs must call the same
 targets in the same order; post-dispatch code must be identical; graphs replayed on fresh inputs must give
 eager's values; backward programs must give torch's gradients.

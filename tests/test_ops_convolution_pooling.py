@@ -1,4 +1,4 @@
-"""make_fx parity and Python surface for the conv batch (``conv1d`` / ``conv2d``, max / avg / adaptive pooling,
+"""make_fx parity and Python surface for convolution, pooling and normalization (``conv1d`` / ``conv2d``, max / avg / adaptive pooling,
 ``batch_norm`` / ``instance_norm`` / ``group_norm``) against torch 2.13.
 
 Each program is written once against ``T`` (torch or dispatcher) and ``F`` (its nn.functional) and traced by

@@ -1,4 +1,4 @@
-"""make_fx parity for programs using the ops_a batch (in-place unary ops, rounding / log variants, binary and
+"""make_fx parity for programs using in-place unary ops, rounding and log variants and more (in-place unary ops, rounding / log variants, binary and
 ternary pointwise ops, activations and losses) against torch 2.13.
 
 Each program is written once against ``T`` (torch or dispatcher) and ``F`` (its nn.functional) and traced by

@@ -1,4 +1,4 @@
-"""make_fx parity and Python surface for the pw batch (bitwise / logical ops and shifts, ``//``, in-place modulo,
+"""make_fx parity and Python surface for bitwise ops and pointwise math (bitwise / logical ops and shifts, ``//``, in-place modulo,
 ``tan`` ... ``erfinv``, ``atan2``, ``hypot``, ``logaddexp``, ``xlogy``, ``logit``, ``nan_to_num``, ``heaviside``,
 ``signbit``, ``frac``, ``+t``) against torch 2.13.
 

@@ -1,4 +1,4 @@
-"""make_fx parity and Python surface for the ops_c batch (``diagonal`` / ``diag`` / ``diag_embed``, ``movedim``,
+"""make_fx parity and Python surface for diagonals, moves and splits (``diagonal`` / ``diag`` / ``diag_embed``, ``movedim``,
 ``swapaxes``, ``unflatten``, ``tensor_split``, ``hstack`` / ``vstack``, ...) against torch 2.13.
 
 Each program is written once against ``T`` (torch or dispatcher) and ``F`` (its nn.functional) and traced by

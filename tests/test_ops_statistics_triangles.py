@@ -1,4 +1,4 @@
-"""make_fx parity and Python surface for the ops_b batch (``tril`` / ``triu``, ``var`` / ``std`` / ``var_mean`` /
+"""make_fx parity and Python surface for statistics and triangles (``tril`` / ``triu``, ``var`` / ``std`` / ``var_mean`` /
 ``std_mean``, ``logsumexp``, ...) against torch 2.13.
 
 Each program is written once against ``T`` (torch or dispatcher) and ``F`` (its nn.functional) and traced by

@@ -1,4 +1,4 @@
-"""make_fx parity and Python surface for the loss batch (binary cross entropy with and without logits, huber,
+"""make_fx parity and Python surface for losses (binary cross entropy with and without logits, huber,
 kl_div, soft margin and margin losses, cosine_similarity, selu / celu / hardsigmoid / glu / threshold / rms_norm,
 softsign / tanhshrink / softmin) against torch 2.13.
 
