@@ -180,6 +180,18 @@ addcmul = _addc_function("addcmul")
 addcdiv = _addc_function("addcdiv")
 
 
+def _addc_inplace(name: str) -> Any:
+    def method(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = None) -> Tensor:
+        _check_tensor(name, tensor1, "tensor1", 0)
+        _check_tensor(name, tensor2, "tensor2", 1)
+        op = getattr(aten, name).default
+        return op(self, tensor1, tensor2) if value is None else op(self, tensor1, tensor2, value=value)
+
+    method.__name__ = name
+    method.__doc__ = f"``Tensor.{name}``: ``aten.{name}.default`` in place (``value=`` passed only when given)"
+    return method
+
+
 def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     """``torch.lerp``: ``input + weight * (end - input)``."""
     if out is not None:
@@ -415,7 +427,8 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
         "add": _add_method, "sub": _sub_method, "mul": _mul_method, "div": _div_method, "add_": add_, "sub_": sub_,
         "mul_": mul_, "div_": div_, "subtract": _sub_method, "multiply": _mul_method, "divide": _div_method,
         "true_divide": _div_method, "pow": _pow_method, "clamp": _clamp_method, "clip": _clamp_method,
-        "clamp_": _clamp__method, "clip_": _clamp__method, "round": _round_method, "lerp": lerp, "lerp_": lerp_,
+        "clamp_": _clamp__method, "clip_": _clamp__method, "round": _round_method, "lerp": lerp, "lerp_": lerp_, "addcmul_": _addc_inplace("addcmul_"),
+        "addcdiv_": _addc_inplace("addcdiv_"),
         "floor_divide": _floor_divide_method, "floor_divide_": _floor_divide__method, "positive": _pos,
         "fmod_": _modulo_inplace("fmod_"), "remainder_": _modulo_inplace("remainder_"),
         "nan_to_num": _nan_to_num_method, "nan_to_num_": _nan_to_num__method,

@@ -193,6 +193,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", BACKEND, tags=('pointwise',)),
     OpDef("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", BACKEND, tags=('pointwise',)),
     OpDef("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", BACKEND, tags=('pointwise',)),
+    OpDef("addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
+    OpDef("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
     OpDef("bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     # activations
     OpDef("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", BACKEND, tags=('core', 'pointwise')),
