@@ -334,6 +334,7 @@ _OPERAND_TYPES = (Tensor, int, float, bool, complex, np.generic)
 
 def _binary_operator(op_name: str, overload: str) -> Any:
     resolved: list[Any] = []  # the OpOverload, looked up on first use (aten ops live as long as the process)
+    inplace = op_name.endswith("_")
 
     def operator(self: Tensor, other: Any) -> Any:
         t = type(other)
@@ -345,9 +346,10 @@ def _binary_operator(op_name: str, overload: str) -> Any:
         if not resolved:
             resolved.append(getattr(getattr(aten, op_name), overload))
         try:
-            return resolved[0](self, other)
+            r = resolved[0](self, other)
         except TypeError:  # TypeError_to_NotImplemented_ (e.g. every __torch_dispatch__ refused): Python's error
             return NotImplemented
+        return self if inplace else r  # an in-place binding returns ``self`` (C++ ``Tensor&``), whatever a mode gave
 
     operator.__name__ = f"__{op_name}__"
     return operator

@@ -70,6 +70,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("maximum(Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
+    OpDef("maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", BACKEND, tags=('out', 'pointwise')),
     OpDef("minimum(Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", BACKEND, tags=('core', 'pointwise')),

@@ -1,7 +1,7 @@
-"""``dispatcher.optim``: optimizers (torch/optim/__init__.py). Only SGD so far (Adam needs ``lerp_``,
-``addcmul_`` and ``addcdiv_``, which the op listing does not have yet)."""
+"""``dispatcher.optim``: optimizers (torch/optim/__init__.py): SGD, Adam, AdamW (single-tensor CPU updates)."""
 
+from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .sgd import SGD
 
-__all__ = ["SGD", "Optimizer"]
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer"]
