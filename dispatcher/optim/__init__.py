@@ -1,7 +1,8 @@
-"""``dispatcher.optim``: optimizers (torch/optim/__init__.py): SGD, Adam, AdamW (single-tensor CPU updates)."""
+"""``dispatcher.optim``: optimizers (torch/optim/__init__.py): SGD, Adam, AdamW, Adagrad (single-tensor CPU updates)."""
 
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer"]
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer"]

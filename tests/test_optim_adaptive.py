@@ -1,5 +1,5 @@
-"""``optim.Adam`` / ``optim.AdamW`` against torch 2.13: updates and state over several steps, state_dict layout,
-errors, ``maximum(out=)`` (AMSGrad's op), and traced train steps in the four make_fx configurations.
+"""``optim.Adam`` / ``optim.AdamW`` / ``optim.Adagrad`` against torch 2.13: updates and state over several steps,
+state_dict layout, errors, ``maximum(out=)`` (AMSGrad's op), and traced train steps in the four make_fx configurations.
 
 torch runs its single-tensor implementation for CPU tensors (``_default_to_fused_or_foreach`` enables foreach only
 on accelerators), which ours follows op for op: the traced graphs are compared target for target.
@@ -23,6 +23,9 @@ OPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "adam_amsgrad_maximize": ("Adam", {"lr": 0.05, "amsgrad": True, "maximize": True}),
     "adamw": ("AdamW", {"lr": 0.05}),
     "adamw_amsgrad_wd": ("AdamW", {"lr": 0.05, "weight_decay": 0.2, "amsgrad": True}),
+    "adagrad": ("Adagrad", {"lr": 0.1}),
+    "adagrad_options": ("Adagrad", {"lr": 0.1, "lr_decay": 0.05, "weight_decay": 0.1,
+                                    "initial_accumulator_value": 0.2, "eps": 1e-6, "maximize": True}),
 }
 
 
@@ -65,6 +68,7 @@ def test_updates_and_state_match_torch(torch: Any, name: str) -> None:
         st, so = o_t.state[p_t], o_o.state[p_o]
         assert sorted(so) == sorted(st)
         assert so["step"].dtype.name == "float32" and so["step"].dim() == 0 and float(so["step"]) == 4.0
+        assert so["step"].dtype.name == str(st["step"].dtype).split(".")[1]
         C.assert_close([st[k].numpy() for k in sorted(st)], [so[k].numpy() for k in sorted(so)])
 
 
@@ -149,19 +153,21 @@ def test_first_step_graph_matches_torch(torch: Any, name: str, config: str) -> N
     gm_o.graph.lint()
 
 
-def test_later_fake_step_graph_matches_torch(torch: Any) -> None:
+@pytest.mark.parametrize("name", ["adamw_amsgrad_wd", "adagrad_options"])
+def test_later_fake_step_graph_matches_torch(torch: Any, name: str) -> None:
     """Under a fake mode the ``step`` tensors stay constants between steps, so a later step traces too."""
-    gm_t, gm_o = _trace_both(torch, "adamw_amsgrad_wd", "fake", 1)
-    assert "aten.maximum.out" in C.targets(gm_t)
+    gm_t, gm_o = _trace_both(torch, name, "fake", 1)
+    assert "aten.addcdiv_.default" in C.targets(gm_t)
     assert C.targets(gm_o) == C.targets(gm_t)
 
 
 @pytest.mark.parametrize("config", ["post", "pre"])
-def test_later_real_step_refuses_item_as_torch(torch: Any, config: str) -> None:
+@pytest.mark.parametrize("name", ["adam", "adagrad"])
+def test_later_real_step_refuses_item_as_torch(torch: Any, config: str, name: str) -> None:
     """A ``step`` tensor made before tracing is not a constant of the trace: ``.item()`` is data-dependent."""
     msgs = []
     for L in (torch, D):
-        model, opt, step = _setup(L, "adam")
+        model, opt, step = _setup(L, name)
         step(*_xy(L, 0))
         with pytest.raises(RuntimeError) as info:
             trace(L, step, _xy(L, 1), config)
