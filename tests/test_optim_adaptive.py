@@ -1,4 +1,4 @@
-"""``optim.Adam`` / ``AdamW`` / ``Adagrad`` / ``RMSprop`` against torch 2.13: updates and state over several steps,
+"""``optim.Adam`` / ``AdamW`` / ``Adagrad`` / ``RMSprop`` / ``Adadelta`` against torch 2.13: updates and state,
 state_dict layout, errors, ``maximum(out=)`` (AMSGrad's op), and traced train steps in the four make_fx configurations.
 
 torch runs its single-tensor implementation for CPU tensors (``_default_to_fused_or_foreach`` enables foreach only
@@ -29,6 +29,8 @@ OPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "rmsprop": ("RMSprop", {"lr": 0.01}),
     "rmsprop_centered_momentum": ("RMSprop", {"lr": 0.01, "alpha": 0.9, "centered": True, "momentum": 0.5,
                                               "weight_decay": 0.1, "maximize": True}),
+    "adadelta": ("Adadelta", {}),
+    "adadelta_options": ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-5, "weight_decay": 0.1, "maximize": True}),
 }
 
 
@@ -139,12 +141,13 @@ def _trace_both(torch: Any, name: str, config: str, steps_before: int) -> tuple[
 
 
 @pytest.mark.parametrize("config", ["post", "pre", "fake", "core"])
-@pytest.mark.parametrize("name", ["adam_amsgrad_maximize", "adamw_amsgrad_wd", "rmsprop_centered_momentum"])
+@pytest.mark.parametrize("name", ["adam_amsgrad_maximize", "adamw_amsgrad_wd", "rmsprop_centered_momentum",
+                                  "adadelta_options"])
 def test_first_step_graph_matches_torch(torch: Any, name: str, config: str) -> None:
     """The state is made inside the graph; ``step.item()`` reads a constant (tracked through ``add_``)."""
     gm_t, gm_o = _trace_both(torch, name, config, 0)
     theirs = C.targets(gm_t)
-    assert "aten.addcdiv_.default" in theirs or config == "core"
+    assert "aten.addcmul_.default" in theirs or config == "core"
     if config == "pre":
         assert own_targets(gm_o) == theirs
         assert theirs.count("<built-in function _set_grad_enabled>") == 2
@@ -200,9 +203,10 @@ def test_replayed_first_step_updates_like_eager() -> None:
 
 
 @pytest.mark.parametrize("config", ["post", "pre", "core"])
-def test_rmsprop_later_step_graph_matches_torch(torch: Any, config: str) -> None:
-    """RMSprop never reads ``step``'s value: a later step traces in real mode too (state as constants)."""
-    gm_t, gm_o = _trace_both(torch, "rmsprop_centered_momentum", config, 1)
+@pytest.mark.parametrize("name", ["rmsprop_centered_momentum", "adadelta_options"])
+def test_later_step_graph_matches_torch(torch: Any, config: str, name: str) -> None:
+    """RMSprop and Adadelta never read ``step``'s value: a later step traces in real mode too (state as constants)."""
+    gm_t, gm_o = _trace_both(torch, name, config, 1)
     targets = own_targets(gm_o) if config == "pre" else C.targets(gm_o)
     assert targets == C.targets(gm_t)
     if config != "pre":  # (pre-dispatch: torch bakes what linear saved inside as constants; tests/test_nn_make_fx.py)
