@@ -315,10 +315,10 @@ def test_samples_build_on_every_target() -> None:
     """The sample table itself: every sample builds for CPU and meta with identical metadata."""
     for name, info in OPS.items():
         for sample in info.samples + info.bad:
-            cpu_args, _ = build(sample, "cpu")
-            meta_args, _ = build(sample, "meta")
-            c = [x for x in flatten(cpu_args) if isinstance(x, Tensor)]
-            m = [x for x in flatten(meta_args) if isinstance(x, Tensor)]
+            cpu_args, cpu_kwargs = build(sample, "cpu")
+            meta_args, meta_kwargs = build(sample, "meta")
+            c = [x for x in flatten([*cpu_args, *cpu_kwargs.values()]) if isinstance(x, Tensor)]
+            m = [x for x in flatten([*meta_args, *meta_kwargs.values()]) if isinstance(x, Tensor)]
             assert [(x._shape, x._stride, x.dtype) for x in c] == [(x._shape, x._stride, x.dtype) for x in m], name
             specs = [x for x in flatten(list(sample.args) + list(sample.kwargs.values())) if isinstance(x, T)]
             assert len(specs) == len(c), name

@@ -225,6 +225,18 @@ addcmul = _addc_function("addcmul")
 addcdiv = _addc_function("addcdiv")
 
 
+def _addc_inplace(name: str) -> Any:
+    def method(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = None) -> Tensor:
+        _check_tensor(name, tensor1, "tensor1", 0)
+        _check_tensor(name, tensor2, "tensor2", 1)
+        op = getattr(aten, name).default
+        return op(self, tensor1, tensor2) if value is None else op(self, tensor1, tensor2, value=value)
+
+    method.__name__ = name
+    method.__doc__ = f"``Tensor.{name}``: ``aten.{name}.default`` in place (``value=`` passed only when given)"
+    return method
+
+
 def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     """``torch.lerp``: ``input + weight * (end - input)``."""
     if out is not None:
@@ -387,6 +399,7 @@ _OPERAND_TYPES = (Tensor, int, float, bool, complex, np.generic)
 
 def _binary_operator(op_name: str, overload: str) -> Any:
     resolved: list[Any] = []  # the OpOverload, looked up on first use (aten ops live as long as the process)
+    inplace = op_name.endswith("_")
 
     def operator(self: Tensor, other: Any) -> Any:
         t = type(other)
@@ -398,9 +411,10 @@ def _binary_operator(op_name: str, overload: str) -> Any:
         if not resolved:
             resolved.append(getattr(getattr(aten, op_name), overload))
         try:
-            return resolved[0](self, other)
+            r = resolved[0](self, other)
         except TypeError:  # TypeError_to_NotImplemented_ (e.g. every __torch_dispatch__ refused): Python's error
             return NotImplemented
+        return self if inplace else r  # an in-place binding returns ``self`` (C++ ``Tensor&``), whatever a mode gave
 
     operator.__name__ = f"__{op_name}__"
     return operator
@@ -484,6 +498,7 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
         "multiply_": _alias_binary("multiply_"), "divide_": _alias_binary("divide_", rounding=True),
         "true_divide_": _alias_binary("true_divide_"), "pow": _pow_method, "clamp": _clamp_method, "clip": _clip_method,
         "clamp_": _clamp__method, "clip_": _clip__method, "round": _round_method, "lerp": lerp, "lerp_": lerp_,
+        "addcmul_": _addc_inplace("addcmul_"), "addcdiv_": _addc_inplace("addcdiv_"),
         "floor_divide": _floor_divide_method, "floor_divide_": _floor_divide__method, "positive": _pos,
         "fmod_": _modulo_inplace("fmod_"), "remainder_": _modulo_inplace("remainder_"),
         "nan_to_num": _nan_to_num_method, "nan_to_num_": _nan_to_num__method,

@@ -80,9 +80,11 @@ for _name in _COMPARISONS:
 
 # --- maximum / minimum / where / logical ops ----------------------------------------------------------------------------
 def maximum(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: A002
-    _no_out(out, "maximum")
     _check_tensor("maximum", input)
     _check_tensor("maximum", other, "other", 1)
+    if out is not None:
+        _check_tensor("maximum", out, "out", 2)
+        return aten.maximum.out(input, other, out=out)
     return aten.maximum.default(input, other)
 
 

@@ -309,6 +309,9 @@ def _record(op: Any, ks: int, args: tuple, kwargs: dict, found: tuple) -> Any:
     """The slow path: some differentiable input requires grad (and grad mode is on)."""
     d = found[0]
     if d is None:
+        if "out" in op.tags:  # the out= variants' generated autograd kernels refuse (VariableType's check_no_requires_grad)
+            raise RuntimeError(f"{op._schema.name.split('::', 1)[1]}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires grad.")
         out = _redispatch_below_autograd(op, ks, args, kwargs)
         name = op.name().split("::", 1)[1]
         if name not in NON_DIFFERENTIABLE and any(

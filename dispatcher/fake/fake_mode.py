@@ -76,7 +76,7 @@ class _OpInfo:
     """What the mode needs to know about one op, worked out on its first call."""
 
     __slots__ = ("handler", "is_lift", "device_pos", "device_kw", "written_pos", "written_kw", "const_ok",
-                 "inplace_view", "simple")
+                 "inplace_view", "simple", "numbers_as_tensors")
 
     def __init__(self, op: Any) -> None:
         from .fake_impls import find_handler
@@ -84,6 +84,8 @@ class _OpInfo:
         schema = op._schema
         self.handler = find_handler(op)
         self.is_lift = op.name() in ("aten::lift_fresh", "aten::lift_fresh_copy")
+        #: ``_should_allow_numbers_as_tensors``: without fakes among its arguments, the op runs for real
+        self.numbers_as_tensors = op.name().split("::")[1].split(".")[0] in _NUMBERS_AS_TENSORS
         self.device_pos: int | None = None
         self.device_kw: str | None = None
         positional = [a for a in schema.arguments if not a.kwarg_only]
@@ -102,6 +104,12 @@ class _OpInfo:
         self.simple = (self.handler is None and not self.is_lift and self.device_pos is None
                        and self.device_kw is None and not op._has_extra_tensor_args)
 
+
+#: the ops torch._C._should_allow_numbers_as_tensors names (Python numbers bind to their Tensor arguments)
+_NUMBERS_AS_TENSORS = frozenset((
+    "_to_copy", "add", "add_", "copy", "copy_", "div", "div_", "divide", "divide_", "floor_divide", "floor_divide_",
+    "mul", "mul_", "multiply", "multiply_", "sub", "sub_", "subtract", "subtract_", "to", "true_divide",
+    "true_divide_"))
 
 _OP_INFO: dict[Any, _OpInfo] = {}
 
@@ -240,6 +248,16 @@ class FakeTensorMode(TorchDispatchMode):
                     return self.from_real_tensor(_real_clone(x), make_constant=True)
                 return self.from_real_tensor(x)
 
+        if info.numbers_as_tensors and info.device_pos is None and info.device_kw is None and not any(
+                isinstance(x, FakeTensor) for x in (*args, *kwargs.values())):
+            # no fakes at all (a real one-element tensor, e.g. an optimizer's ``step``): run it for real, and a
+            # one-element result becomes a constant fake (FakeTensorMode._dispatch_impl)
+            with no_dispatch():
+                out = func(*args, **kwargs)
+            if out.__class__ is Tensor and _may_turn_const(out):
+                with no_dispatch():
+                    out = _real_clone(out)
+                return self.from_real_tensor(out, make_constant=True)
         # Every tensor argument must be one of our fakes (step 3); note whether all carry constants.
         fakes: list[FakeTensor] = []
         args, kwargs = self._validate_args(func, args, kwargs, fakes)

@@ -1,5 +1,5 @@
 """Arithmetic kernels: ``add`` / ``sub`` / ``mul`` / ``div``, ``neg``, ``abs``, ``sign`` / ``sgn``, ``reciprocal``,
-``pow``, ``square``, ``positive``, ``addcmul`` / ``addcdiv``, ``lerp``, and their in-place and ``.Scalar`` forms.
+``pow``, ``square``, ``positive``, ``addcmul`` / ``addcdiv`` (and ``_``), ``lerp``, and their in-place and ``.Scalar`` forms.
 
 Corresponds to aten/src/ATen/native/BinaryOps.cpp, UnaryOps.cpp, Pow.cpp, PointwiseOps.cpp, Lerp.cpp and their
 TensorIterator CPU kernels (native/cpu/BinaryOpsKernel.cpp, LerpKernel.cpp, ...). Every kernel computes its
@@ -525,6 +525,18 @@ def addcmul(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -
 @impl("addcdiv", "CPU", "Meta")
 def addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     return _addc("addcdiv_cpu_out", self, tensor1, tensor2, value, divide=True)
+
+
+@impl("addcmul_", "CPU", "Meta")
+def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``self += value * tensor1 * tensor2`` (the structured kernel's out is ``self``: no broadcasting of self)."""
+    return _store(self, addcmul(self, tensor1, tensor2, value=value))
+
+
+@impl("addcdiv_", "CPU", "Meta")
+def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``self += value * tensor1 / tensor2``."""
+    return _store(self, addcdiv(self, tensor1, tensor2, value=value))
 
 
 # --- lerp (Lerp.cpp): no type promotion ----------------------------------------------------------------

@@ -52,6 +52,18 @@ def maximum(self: Tensor, other: Tensor) -> Tensor:
     return _min_max(self, other, np.maximum, np.logical_or)
 
 
+@impl("maximum.out", "CPU", "Meta")
+def maximum_out(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
+    """``maximum`` written into ``out`` (an ``out`` of the result's shape; resizing ``out`` is not supported)."""
+    from .tensor_iterator import _store
+
+    result = maximum(self, other)
+    if tuple(out._shape) != tuple(result._shape):
+        raise NotImplementedError("maximum(out=...): an out tensor of another shape than the result (resized by "
+                                  "PyTorch) is not supported by dispatchkit")
+    return _store(out, result)
+
+
 @impl("minimum", "CPU", "Meta")
 def minimum(self: Tensor, other: Tensor) -> Tensor:
     return _min_max(self, other, np.minimum, np.logical_and)

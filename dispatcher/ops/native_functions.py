@@ -70,6 +70,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("maximum(Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
+    OpDef("maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", BACKEND, tags=('out', 'pointwise')),
     OpDef("minimum(Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     OpDef("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", BACKEND, tags=('core', 'pointwise')),
@@ -193,6 +194,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", BACKEND, tags=('pointwise',)),
     OpDef("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", BACKEND, tags=('pointwise',)),
     OpDef("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", BACKEND, tags=('pointwise',)),
+    OpDef("addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
+    OpDef("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
     OpDef("bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", BACKEND, tags=('core', 'pointwise')),
     # activations
     OpDef("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", BACKEND, tags=('core', 'pointwise')),

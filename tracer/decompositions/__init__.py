@@ -123,6 +123,7 @@ def _overload(name: str) -> OpOverload:
 CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n in (
     # arithmetic
     "clamp_max.default", "clamp_min.default", "rsub.Scalar", "sgn.default", "addcmul.default", "addcdiv.default",
+    "addcmul_.default", "addcdiv_.default",
     "clamp_min.Tensor", "clamp_max.Tensor", "lerp.Scalar", "lerp.Tensor", "lerp_.Scalar", "lerp_.Tensor",
     "floor_divide.default", "floor_divide.Scalar", "frac.default", "frac_.default", "nan_to_num.default",
     "nan_to_num_.default",

@@ -102,6 +102,10 @@ def addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -
     return aten.add.Tensor(self, aten.div.Tensor(aten.mul.Tensor(tensor1, value), tensor2))
 
 
+_register_inplace(aten.addcmul_.default, addcmul)
+_register_inplace(aten.addcdiv_.default, addcdiv)
+
+
 # --- lerp -------------------------------------------------------------------------------------------------------------
 
 

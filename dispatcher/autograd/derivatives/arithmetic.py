@@ -437,6 +437,10 @@ def _addcdiv(ctx, grads, needs):
     return (g if needs[0] else None, g1, g2)
 
 
+inplace_of("addcmul_", "addcmul")
+inplace_of("addcdiv_", "addcdiv")
+
+
 @derivative("lerp.Scalar", "LerpBackward0", ("self", "end"), save_inputs=("weight",))
 def _lerp_scalar(ctx, grads, needs):
     g = grads[0]

@@ -1,0 +1,89 @@
+"""``optim.Adagrad``: per-coordinate learning rates from the running sum of squared gradients.
+
+Corresponds to torch/optim/adagrad.py, the single-tensor implementation PyTorch picks for CPU tensors, op for op:
+``step_t += 1``, ``grad.add(param, alpha=wd)``, ``state_sum.addcmul_(grad, grad, value=1)``,
+``std = state_sum.sqrt().add_(eps)``, ``param.addcdiv_(grad, std, value=-clr)`` with
+``clr = lr / (1 + (step - 1) * lr_decay)``. As in PyTorch the state (``step``, a float32 0-dim tensor, and ``sum``,
+filled with ``initial_accumulator_value``) is made in the constructor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..autograd.grad_mode import enable_grad
+from ..tensor import Tensor
+from .adam import _scalar_dtype, _unsupported
+from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
+
+__all__ = ["Adagrad", "adagrad"]
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params: Any, lr: float | Tensor = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
+        from .. import full_like, tensor
+        from ..memory_format import preserve_format
+
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable, "fused": fused}
+        _unsupported("Adagrad", foreach, fused, False, differentiable)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = tensor(0.0, dtype=_scalar_dtype())
+                state["sum"] = full_like(p, initial_accumulator_value, memory_format=preserve_format)
+
+    @_use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; ``closure`` re-evaluates the loss first."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params, grads, state_sums, state_steps = [], [], [], []
+            for p in group["params"]:
+                if p.grad is not None:
+                    params.append(p)
+                    grads.append(p.grad)
+                    state = self.state[p]
+                    state_sums.append(state["sum"])
+                    state_steps.append(state["step"])
+            adagrad(params, grads, state_sums, state_steps, lr=group["lr"], weight_decay=group["weight_decay"],
+                    lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"])
+        return loss
+
+
+def adagrad(params: list[Tensor], grads: list[Tensor], state_sums: list[Tensor], state_steps: list[Tensor], *,
+            lr: float | Tensor, weight_decay: float, lr_decay: float, eps: float, maximize: bool) -> None:
+    """The functional Adagrad update (``torch.optim.adagrad.adagrad``, single-tensor), in place."""
+    if any(p.is_complex() for p in params):
+        raise NotImplementedError("adagrad: complex parameters are not supported by dispatchkit")
+    lr = _to_scalar(lr)
+    for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps, strict=True):
+        step_t += 1
+        step = step_t.item()
+        grad = grad if not maximize else -grad
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        clr = lr / (1 + (step - 1) * lr_decay)
+        state_sum.addcmul_(grad, grad, value=1)
+        std = state_sum.sqrt().add_(eps)
+        param.addcdiv_(grad, std, value=-clr)

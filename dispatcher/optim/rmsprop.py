@@ -1,0 +1,110 @@
+"""``optim.RMSprop``: gradients scaled by a running average of their squares (optionally centered, with momentum).
+
+Corresponds to torch/optim/rmsprop.py, the single-tensor implementation PyTorch picks for CPU tensors, op for op:
+``step += 1``, ``grad.add(param, alpha=wd)``, ``square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)``,
+centered: ``grad_avg.lerp_(grad, 1 - alpha)`` and ``square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()``,
+else ``square_avg.sqrt()``; ``avg.add_(eps)``; momentum: ``buf.mul_(momentum).addcdiv_(grad, avg)`` then
+``param.add_(buf, alpha=-lr)``, else ``param.addcdiv_(grad, avg, value=-lr)``. State: ``step`` (``zeros(())``,
+float32), ``square_avg``, ``momentum_buffer`` (momentum > 0), ``grad_avg`` (centered), made at the first step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..autograd.grad_mode import enable_grad
+from ..tensor import Tensor
+from .adam import _scalar_dtype, _unsupported
+from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
+
+__all__ = ["RMSprop", "rmsprop"]
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params: Any, lr: float | Tensor = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                    "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable}
+        _unsupported("RMSprop", foreach, None, capturable, differentiable)
+        super().__init__(params, defaults)
+
+    @_use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; ``closure`` re-evaluates the loss first."""
+        from .. import zeros, zeros_like
+        from ..memory_format import preserve_format
+
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params, grads, square_avgs, grad_avgs, bufs, steps = [], [], [], [], [], []
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if p.is_complex():
+                    raise NotImplementedError("RMSprop: complex parameters are not supported by dispatchkit")
+                params.append(p)
+                grads.append(p.grad)
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = zeros((), dtype=_scalar_dtype())
+                    state["square_avg"] = zeros_like(p, memory_format=preserve_format)
+                    if group["momentum"] > 0:
+                        state["momentum_buffer"] = zeros_like(p, memory_format=preserve_format)
+                    if group["centered"]:
+                        state["grad_avg"] = zeros_like(p, memory_format=preserve_format)
+                square_avgs.append(state["square_avg"])
+                steps.append(state["step"])
+                if group["momentum"] > 0:
+                    bufs.append(state["momentum_buffer"])
+                if group["centered"]:
+                    grad_avgs.append(state["grad_avg"])
+            rmsprop(params, grads, square_avgs, grad_avgs, bufs, steps, lr=group["lr"], alpha=group["alpha"],
+                    eps=group["eps"], weight_decay=group["weight_decay"], momentum=group["momentum"],
+                    centered=group["centered"], maximize=group["maximize"])
+        return loss
+
+
+def rmsprop(params: list[Tensor], grads: list[Tensor], square_avgs: list[Tensor], grad_avgs: list[Tensor],
+            momentum_buffer_list: list[Tensor], state_steps: list[Tensor], *, lr: float | Tensor, alpha: float,
+            eps: float, weight_decay: float, momentum: float, centered: bool, maximize: bool) -> None:
+    """The functional RMSprop update (``torch.optim.rmsprop.rmsprop``, single-tensor), in place."""
+    lr = _to_scalar(lr)
+    for i, param in enumerate(params):
+        step = state_steps[i]
+        grad = grads[i] if not maximize else -grads[i]
+        square_avg = square_avgs[i]
+        step += 1
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if centered:
+            grad_avg = grad_avgs[i]
+            grad_avg.lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add_(eps)
+        if momentum > 0:
+            buf = momentum_buffer_list[i]
+            buf.mul_(momentum).addcdiv_(grad, avg)
+            param.add_(buf, alpha=-lr)
+        else:
+            param.addcdiv_(grad, avg, value=-lr)
