@@ -69,10 +69,14 @@ def _alias_binary(op: str, rounding: bool = False, alpha: bool = False) -> Any:
     alias op ``aten.<op>.Tensor`` (``.Tensor_mode`` with a rounding mode), a number operand wrapped as torch's
     parser does; the alias op forwards to div / mul / sub."""
 
-    def method(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+    def method(self: Tensor, other: Any, *args: Any, **kwargs: Any) -> Tensor:
         packet = getattr(aten, op)
         mode = kwargs.pop("rounding_mode", None) if rounding else None
         a = kwargs.pop("alpha", 1) if alpha else 1
+        if args:  # torch's parser has ``subtract(Scalar other, Scalar alpha=1)``: alpha positional after a number
+            if not (alpha and len(args) == 1 and not isinstance(other, Tensor)):
+                raise _invalid(op, (other, *args))
+            a = args[0]
         if kwargs:
             raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
         if not isinstance(other, Tensor) and _number(other) is None:
@@ -91,10 +95,10 @@ def _alias_binary(op: str, rounding: bool = False, alpha: bool = False) -> Any:
 def _alias_function(op: str, rounding: bool = False, alpha: bool = False) -> Any:
     method = _alias_binary(op, rounding, alpha)
 
-    def fn(input: Tensor, other: Any, *, out: Any = None, **kwargs: Any) -> Tensor:  # noqa: A002
+    def fn(input: Tensor, other: Any, *args: Any, out: Any = None, **kwargs: Any) -> Tensor:  # noqa: A002
         _no_out(out, op)
         _check_tensor(op, input)
-        return method(input, other, **kwargs)
+        return method(input, other, *args, **kwargs)
 
     fn.__name__ = op
     return fn
@@ -338,7 +342,9 @@ def _clamp__method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  #
 
 
 def _clip_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
+    # the parser tries clip(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
+    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
+            and not isinstance(max, (int, float, complex)):
         return aten.clip.Tensor(self, min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -346,7 +352,9 @@ def _clip_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # n
 
 
 def _clip__method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
+    # the parser tries clip(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
+    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
+            and not isinstance(max, (int, float, complex)):
         return aten.clip_.Tensor(self, min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
