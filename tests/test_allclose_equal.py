@@ -80,3 +80,10 @@ def test_errors(torch, call):
     expected = _error(lambda: call(torch))
     assert expected is not None
     assert _error(lambda: call(dk)) == expected
+
+
+def test_equal_has_no_meta_kernel(torch):
+    expected = _error(lambda: torch.equal(torch.ones(3, device="meta"), torch.ones(3, device="meta")))
+    got = _error(lambda: dk.equal(dk.ones(3, device="meta"), dk.ones(3, device="meta")))
+    assert got[0] == expected[0] == "NotImplementedError"
+    assert got[1].split(". ")[0] == expected[1].split(". ")[0]
