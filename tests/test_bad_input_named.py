@@ -1,0 +1,32 @@
+"""Issue 18's named bad-input defects, each compared with PyTorch 2.13: the error class and first line of its
+message, or the values where torch computes."""
+
+from __future__ import annotations
+
+import pytest
+
+import dispatcher as dk
+
+
+def _outcome(fn):
+    try:
+        return "ok", fn()
+    except Exception as e:  # noqa: BLE001 - compared with torch's
+        return type(e).__name__, str(e).split("\n")[0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.add(m.ones(3), None),
+    lambda m: m.ones(3).add(None),
+    lambda m: m.ones(3).mul_(None),
+    lambda m: m.mul(m.ones(3), None),
+    lambda m: m.ones(3).sub_(None),
+    lambda m: m.div(m.ones(3), None),
+    lambda m: m.ones(3).div(None, rounding_mode="floor"),
+    lambda m: m.ones(3).div_(None, rounding_mode="trunc"),
+    lambda m: m.add(m.ones(3), "abc"),
+], ids=["add", "add-method", "mul_", "mul", "sub_", "div", "div-floor", "div_-trunc", "add-str"])
+def test_none_or_str_for_other_is_a_type_error(torch, call):
+    expected = _outcome(lambda: call(torch))
+    assert expected[0] == "TypeError"
+    assert _outcome(lambda: call(dk)) == expected
