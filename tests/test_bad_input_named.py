@@ -30,3 +30,23 @@ def test_none_or_str_for_other_is_a_type_error(torch, call):
     expected = _outcome(lambda: call(torch))
     assert expected[0] == "TypeError"
     assert _outcome(lambda: call(dk)) == expected
+
+
+_NAN_DATA = [[1.0, float("nan"), 3.0, 2.0, float("nan")], [float("nan"), -1.0, 0.0, 5.0, 4.0]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.topk(x, 2),
+    lambda m, x: m.topk(x, 3, largest=False),
+    lambda m, x: m.topk(x, 4, dim=0 if x.dim() == 1 else 1),
+    lambda m, x: m.sort(x, descending=True),
+    lambda m, x: m.sort(x),
+    lambda m, x: m.sort(x, dim=0, descending=True),
+], ids=["topk", "topk-smallest", "topk-4", "sort-descending", "sort", "sort-dim0-descending"])
+def test_nan_ranks_highest(torch, call):
+    import numpy as np
+
+    tv, ti = call(torch, torch.tensor(_NAN_DATA))
+    dv, di = call(dk, dk.tensor(_NAN_DATA))
+    np.testing.assert_array_equal(dv.numpy(), tv.numpy())
+    np.testing.assert_array_equal(di.numpy(), ti.numpy())
