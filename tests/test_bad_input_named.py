@@ -50,3 +50,19 @@ def test_nan_ranks_highest(torch, call):
     dv, di = call(dk, dk.tensor(_NAN_DATA))
     np.testing.assert_array_equal(dv.numpy(), tv.numpy())
     np.testing.assert_array_equal(di.numpy(), ti.numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.ops.aten._softmax_backward_data(m.ones(3), m.ones(3), 0, "abc"),
+    lambda m: m.ops.aten.sum.dim_IntList(m.ones(3), [0], dtype="abc"),
+], ids=["_softmax_backward_data", "sum-dtype"])
+def test_bad_scalar_type_fails_schema_matching(torch, call):
+    """A string naming no dtype does not fit a ScalarType: the schema-matching error with torch's message (no
+    KeyError from a kernel). Class: torch.ops raises RuntimeError, ours SchemaArgumentError, the difference
+    recorded in tests/test_op_listing.py (SCHEMA_MISMATCH_TYPE_DIFFERENCE)."""
+    from dispatcher.errors import SchemaArgumentError
+
+    expected = _outcome(lambda: call(torch))
+    got = _outcome(lambda: call(dk))
+    assert expected[0] == "RuntimeError" and got[0] == SchemaArgumentError.__name__
+    assert got[1] == expected[1]
