@@ -66,3 +66,16 @@ def test_bad_scalar_type_fails_schema_matching(torch, call):
     got = _outcome(lambda: call(dk))
     assert expected[0] == "RuntimeError" and got[0] == SchemaArgumentError.__name__
     assert got[1] == expected[1]
+
+
+@pytest.mark.parametrize("shape", [(1, 2, 0), (1, 0, 4), (2, 1, 3, 0)])
+def test_sdpa_math_on_zero_size_input(torch, shape):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal(shape).astype(np.float32) for _ in range(3))
+    expected = torch.ops.aten._scaled_dot_product_attention_math(*(torch.tensor(a) for a in (q, k, v)))
+    got = dk.ops.aten._scaled_dot_product_attention_math(*(dk.tensor(a) for a in (q, k, v)))
+    for g, e in zip(got, expected):
+        assert tuple(g.shape) == tuple(e.shape)
+        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-6)
