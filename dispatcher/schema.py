@@ -48,6 +48,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from dispatcher.dtypes import _BY_NAME as _DTYPE_NAMES
 from dispatcher.errors import SchemaArgumentError, SchemaError
 from dispatcher.memory_format import _FORMATS as _MEMORY_FORMATS
 from dispatcher.memory_format import _LAYOUTS, layout, memory_format
@@ -1352,6 +1353,13 @@ def _conv_enum(v: Any) -> Any:
     return v
 
 
+def _conv_scalar_type(v: Any) -> Any:
+    # a ScalarType given by name must name a dtype: any other string does not fit (torch: no str is a ScalarType)
+    if isinstance(v, str) and v not in _DTYPE_NAMES:
+        raise _Mismatch
+    return _conv_enum(v)
+
+
 def _conv_memory_format(v: Any) -> Any:
     # A MemoryFormat code becomes its object (torch.contiguous_format ...), as PyTorch's argument parser does,
     # so that modes and graphs see the object; kernels take either.
@@ -1406,7 +1414,7 @@ def _conv_tensor_or_number(v: Any) -> Any:
 _BASE_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "int": _conv_int, "SymInt": _conv_int, "float": _conv_float, "bool": _conv_bool,
     "SymBool": _conv_bool, "complex": _conv_complex, "Scalar": _conv_scalar, "str": _conv_str,
-    "ScalarType": _conv_enum, "Layout": _conv_layout, "MemoryFormat": _conv_memory_format,
+    "ScalarType": _conv_scalar_type, "Layout": _conv_layout, "MemoryFormat": _conv_memory_format,
     "Device": _conv_device, "Generator": _conv_object, "Storage": _conv_object,
     "Stream": _conv_object, "QScheme": _conv_enum, "Quantizer": _conv_object,
 }
@@ -1415,7 +1423,7 @@ _BASE_CONVERTERS: dict[str, Callable[[Any], Any]] = {
 _BASE_FAST_TYPES: dict[str, Any] = {
     "int": frozenset({int}), "SymInt": frozenset({int}), "float": frozenset({float}),
     "bool": frozenset({bool}), "SymBool": frozenset({bool}), "complex": frozenset({complex}),
-    "Scalar": _NUMBER_TYPES, "str": frozenset({str}), "ScalarType": frozenset({int, str}),
+    "Scalar": _NUMBER_TYPES, "str": frozenset({str}), "ScalarType": frozenset({int}),
     "Layout": frozenset({layout, str}), "MemoryFormat": frozenset({memory_format, str}),
     "Device": frozenset({str}), "QScheme": frozenset({int}),
 }

@@ -1657,6 +1657,12 @@ def _table_loss() -> list[OpInfo]:
         OpInfo("isclose", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((4,)), 0.1, 0.5), S(T((4, 3), D, "transposed"), T((4, 3), D), 1e-3, 1e-4, True),
                            S(T((3, 4)), T((3, 4)), 0.0, 0.0)],
                [S(T((3, 4)), T((3, 4), D)), S(T((3, 4)), T((3, 4)), -1.0), S(T((3, 4)), T((3, 4)), 1e-5, -1.0)]),
+        # issue 17: allclose (bool from isclose(...).all()) and equal (sizes + values; no Meta kernel)
+        OpInfo("allclose", [S(T((3, 4)), T((3, 4))), S(T((3, 4)), T((4,)), 10.0, 10.0), S(T((4, 3), D, "transposed"), T((4, 3), D), 1e-3, 1e-4, True)],
+               [S(T((3, 4)), T((3, 4), D)), S(T((3, 4)), T((3, 4)), -1.0), S(T((3, 4)), T((2, 4)))], meta=False),
+        OpInfo("equal", [S(T((3, 4)), T((3, 4))), S(T((3, 4), L, kind=("index", 1)), T((3, 4), L, kind=("index", 1))),
+                         S(T((3, 4), L, kind=("index", 1)), T((3, 4), D, kind=("index", 1))), S(T((3, 4)), T((4,))),
+                         S(T((0, 2)), T((0, 2)))], meta=False),
         # issue 17: type_as, max.other / min.other
         OpInfo("type_as", [S(T((3, 4)), T((2,), D)), S(T((3, 4), L), T((3,))), S(T((4, 3), F, "transposed"), T((2,), L)),
                            S(T((3,)), T(()))]),

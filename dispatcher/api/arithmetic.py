@@ -43,24 +43,28 @@ def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor
     if not isinstance(input, Tensor) and isinstance(other, Tensor):
         _check_tensor("add", input)
     _check_tensor("add", input)
+    _check_other("add", other, 2)
     return _add_method(input, other, alpha=alpha)
 
 
 def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:  # noqa: A002
     _no_out(out, "sub")
     _check_tensor("sub", input)
+    _check_other("sub", other, 2)
     return _sub_method(input, other, alpha=alpha)
 
 
 def mul(input: Tensor, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     _no_out(out, "mul")
     _check_tensor("mul", input)
+    _check_other("mul", other, 2)
     return aten.mul.Tensor(input, other)
 
 
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Any = None) -> Tensor:  # noqa: A002
     _no_out(out, "div")
     _check_tensor("div", input)
+    _check_other("div", other, 2)
     return _div_method(input, other, rounding_mode=rounding_mode)
 
 
@@ -271,45 +275,65 @@ def nan_to_num_(input: Tensor, nan: float | None = None, posinf: float | None = 
 
 
 # --- Tensor methods --------------------------------------------------------------------------------------------------
+def _check_other(name: str, other: Any, pos: int) -> None:
+    """The binding's TypeError for ``other`` neither a Tensor nor a number (None, a str ...), as torch's parser."""
+    if other is None or isinstance(other, (str, bytes)):
+        raise TypeError(f"{name}(): argument 'other' (position {pos}) must be Tensor, not {type(other).__name__}")
+
+
 def _add_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    _check_other("add", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.add.Tensor(self, other)
     return aten.add.Tensor(self, other, alpha=alpha)
 
 
 def _sub_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    _check_other("sub", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.sub.Tensor(self, other)
     return aten.sub.Tensor(self, other, alpha=alpha)
 
 
 def _mul_method(self: Tensor, other: Any) -> Tensor:
+    _check_other("mul", other, 1)
     return aten.mul.Tensor(self, other)
 
 
 def _div_method(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is not None and (other is None or isinstance(other, (str, bytes))):
+        raise TypeError(f"div() received an invalid combination of arguments - got ({type(other).__name__}, "
+                        f"rounding_mode={type(rounding_mode).__name__}), but expected one of:")
+    _check_other("div", other, 1)
     if rounding_mode is not None:
         return aten.div.Tensor_mode(self, other, rounding_mode=rounding_mode)
     return aten.div.Tensor(self, other)
 
 
 def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    _check_other("add_", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.add_.Tensor(self, other)
     return aten.add_.Tensor(self, other, alpha=alpha)
 
 
 def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    _check_other("sub_", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.sub_.Tensor(self, other)
     return aten.sub_.Tensor(self, other, alpha=alpha)
 
 
 def mul_(self: Tensor, other: Any) -> Tensor:
+    _check_other("mul_", other, 1)
     return aten.mul_.Tensor(self, other)
 
 
 def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is not None and (other is None or isinstance(other, (str, bytes))):
+        raise TypeError(f"div_() received an invalid combination of arguments - got ({type(other).__name__}, "
+                        f"rounding_mode={type(rounding_mode).__name__}), but expected one of:")
+    _check_other("div_", other, 1)
     if rounding_mode is not None:
         return aten.div_.Tensor_mode(self, other, rounding_mode=rounding_mode)
     return aten.div_.Tensor(self, other)

@@ -28,7 +28,7 @@ _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 _UNARY = ("logical_not", "isnan", "isinf", "isfinite", "signbit")
 
 __all__ = [*_COMPARISONS, "maximum", "minimum", "where", *_UNARY, "logical_and", "logical_or", "logical_xor",
-           "heaviside", "isclose"]
+           "heaviside", "isclose", "allclose", "equal"]
 
 
 # --- == != < <= > >= -------------------------------------------------------------------------------------------------
@@ -135,6 +135,35 @@ def _isclose_method(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: floa
     return isclose(self, other, rtol, atol, equal_nan)
 
 
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+             equal_nan: bool = False) -> bool:
+    """``aten.allclose`` (CompositeExplicitAutograd): a Python bool; trailing default arguments are left out."""
+    _check_tensor("allclose", input)
+    _check_tensor("allclose", other, "other", 1)
+    args = [float(rtol), float(atol), bool(equal_nan)]
+    while args and args[-1] == (1e-05, 1e-08, False)[len(args) - 1]:
+        args.pop()
+    return aten.allclose.default(input, other, *args)
+
+
+def _allclose_method(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+                     equal_nan: bool = False) -> bool:
+    _check_tensor("allclose", other, "other", 0)
+    return allclose(self, other, rtol, atol, equal_nan)
+
+
+def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+    """``aten.equal``: same sizes and equal elements, as a Python bool."""
+    _check_tensor("equal", input)
+    _check_tensor("equal", other, "other", 1)
+    return aten.equal.default(input, other)
+
+
+def _equal_method(self: Tensor, other: Tensor) -> bool:
+    _check_tensor("equal", other, "other", 0)
+    return equal(self, other)
+
+
 # --- Tensor methods ----------------------------------------------------------------------------------------------------
 def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     return where(condition, self, other)
@@ -163,4 +192,6 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.logical_not_ = logical_not_
     T.heaviside = _tensor_method("heaviside", "values")
     T.isclose = _isclose_method
+    T.allclose = _allclose_method
+    T.equal = _equal_method
     T.heaviside_ = _tensor_method("heaviside_", "values")

@@ -142,7 +142,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 
 def _scaling_factor(query: Tensor, scale: float | None) -> float:
     """``sdp::calculate_scale(query, scale).sqrt()``: sqrt of the given scale, else of 1 / sqrt(E)."""
-    softmax_scale = scale if scale is not None else 1.0 / math.sqrt(float(query._shape[-1]))
+    e = float(query._shape[-1])
+    # (C++'s double division: an empty head dim gives an infinite scale, applied to an empty query)
+    softmax_scale = scale if scale is not None else (1.0 / math.sqrt(e) if e else math.inf)
     return math.sqrt(softmax_scale)
 
 

@@ -309,3 +309,22 @@ def heaviside(self: Tensor, values: Tensor) -> Tensor:
 
 
 heaviside_ = impl("heaviside_", "CPU", "Meta")(inplace_from(heaviside, "heaviside_"))
+
+
+@impl("allclose", "CompositeExplicitAutograd")
+def allclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """``isclose(...).all().item()`` as a Python bool (TensorCompare.cpp's allclose)."""
+    aten = _aten()
+    close = aten.isclose.default(self, other, rtol, atol, equal_nan)
+    return bool(aten.item.default(aten.all.default(close)))
+
+
+@impl("equal", "CPU")
+def equal(self: Tensor, other: Tensor) -> bool:
+    """True when both tensors have the same sizes and equal elements compared in their promoted dtype (NaN is
+    never equal); tensors of different sizes are simply not equal (ReduceOps.cpp's cpu_equal)."""
+    if tuple(self.shape) != tuple(other.shape):
+        return False
+    if self.numel() == 0:
+        return True
+    return bool(np.all(self._data == other._data))

@@ -632,4 +632,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", CIA, tags=('inplace',)),
     # issue 17: isclose (CompositeImplicitAutograd, TensorCompare.cpp)
     OpDef("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor", CIA, tags=()),
+    # issue 17: allclose (CompositeExplicitAutograd) and equal (a CPU kernel, no Meta kernel), both returning bool
+    OpDef("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", CEA, tags=()),
+    OpDef("equal(Tensor self, Tensor other) -> bool", BACKEND, tags=()),
 )

@@ -267,7 +267,11 @@ def _order(values: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     if not descending:
         return np.argsort(values, axis=axis, kind="stable")
     key = values.astype(np.int64) if values.dtype.kind in "bu" else values
-    return np.argsort(-key, axis=axis, kind="stable")
+    order = np.argsort(-key, axis=axis, kind="stable")
+    if values.dtype.kind == "f":  # NaN ranks highest, as in PyTorch: NaNs first (NumPy puts them last)
+        nan_last = ~np.isnan(np.take_along_axis(values, order, axis))
+        order = np.take_along_axis(order, np.argsort(nan_last, axis=axis, kind="stable"), axis)
+    return order
 
 
 def _sort(self: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor]:
