@@ -23,8 +23,7 @@ import pytest
 
 import dispatcher as D
 from tests import corpus as C
-from tracer import make_fx
-from tracer.decompositions import core_aten_decompositions
+from tests.nn_oracle import copy_weights, fake_mode, own_targets, trace
 
 CONFIGS = ("post", "pre", "fake", "core")
 
@@ -121,22 +120,6 @@ MODELS: dict[str, tuple[Callable[[Any], Any], Callable[[Any, int], list]]] = {
 
 
 # --- helpers -------------------------------------------------------------------------------------------------------
-def copy_weights(src: Any, dst: Any) -> None:
-    """Load torch module ``src``'s state into our module ``dst`` (through NumPy)."""
-    result = dst.load_state_dict({k: D.tensor(v.detach().numpy().copy()) for k, v in src.state_dict().items()})
-    assert repr(result) == "<All keys matched successfully>"
-
-
-def _fake_mode(L: Any) -> Any:
-    if L is D:
-        from dispatcher.fake import FakeTensorMode
-
-        return FakeTensorMode()
-    from torch._subclasses.fake_tensor import FakeTensorMode as TorchFakeTensorMode
-
-    return TorchFakeTensorMode()
-
-
 def build(torch: Any, name: str, config: str) -> tuple[Any, list, Any, list]:
     """(torch model, torch inputs, our model, our inputs); built under a fake mode for the "fake" configuration."""
     make, make_inputs = MODELS[name]
@@ -144,7 +127,7 @@ def build(torch: Any, name: str, config: str) -> tuple[Any, list, Any, list]:
     for L in (torch, D):
         L.manual_seed(0)
         if config == "fake":
-            fm = _fake_mode(L)
+            fm = fake_mode(L)
             with fm:
                 model = make(L)
             args = [fm.from_tensor(a) for a in make_inputs(L, 0)]
@@ -157,26 +140,8 @@ def build(torch: Any, name: str, config: str) -> tuple[Any, list, Any, list]:
     return m_t, a_t, m_o, a_o
 
 
-def trace(L: Any, f: Any, args: list, config: str) -> Any:
-    if L is D:
-        kw: dict[str, Any] = {"core": {"decomposition_table": core_aten_decompositions()}, "pre": {"pre_dispatch": True},
-                              "fake": {"tracing_mode": "fake"}}.get(config, {})
-        return make_fx(f, **kw)(*args)
-    from torch._decomp import core_aten_decompositions as torch_core
-    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
-
-    kw = {"core": {"decomposition_table": torch_core()}, "pre": {"pre_dispatch": True},
-          "fake": {"tracing_mode": "fake"}}.get(config, {})
-    return torch_make_fx(f, **kw)(*args)
-
-
 def get_attrs(gm: Any) -> list[str]:
     return [n.target for n in gm.graph.nodes if n.op == "get_attr"]
-
-
-def own_targets(gm: Any) -> list[str]:
-    """call_function targets, without the nodes recomputing what autograd saved inside a whole op."""
-    return [C.target_str(n.target) for n in gm.graph.nodes if n.op == "call_function" and "saved_inside" not in n.meta]
 
 
 # --- forward graphs ------------------------------------------------------------------------------------------------
@@ -294,7 +259,7 @@ def _train_both(torch: Any, config: str) -> tuple[Any, Any]:
     both = []
     for L in (torch, D):
         if config == "fake":
-            fm = _fake_mode(L)
+            fm = fake_mode(L)
             with fm:
                 model, opt, step = _train_setup(L)
             args = [fm.from_tensor(a) for a in _xy(L, 0)]
@@ -384,7 +349,7 @@ def test_parameters_passed_as_inputs_are_placeholders(torch: Any, config: str) -
     for L in (torch, D):
         L.manual_seed(0)
         if config == "fake":
-            fm = _fake_mode(L)
+            fm = fake_mode(L)
             with fm:
                 lin, other = L.nn.Linear(3, 2), L.nn.Linear(1, 1)
             args = [fm.from_tensor(L.ones(2, 3)), dict(lin.named_parameters())]
