@@ -1066,8 +1066,11 @@ def _table_statistics_shape() -> list[OpInfo]:
         ], [S(T((3, 4)), [1, 1, 1]), S(T((3, 4)), [1, 1, 1, 1, 1, 1]), S(T((3, 4)), [-3, -2]),
             S(T((3, 4)), [-3, -3, 1, 0])]),
         OpInfo("pad", [S(T((3, 4)), [1, 2]), S(T((3, 4)), [1, 1, 0, 2], "constant", 3.0),
-                       S(T((4, 3), D, "transposed"), [-1, 0]), S(T((3, 4), L), [1, 1])],
-               [S(T((3, 4)), [1, 1, 1]), S(T((3, 4)), [1, 1], "reflect", 1.0)]),
+                       S(T((4, 3), D, "transposed"), [-1, 0]), S(T((3, 4), L), [1, 1]),
+                       S(T((2, 3, 4)), [1, 2], "reflect"), S(T((2, 3, 4, 5)), [1, 0, 2, 1], "replicate"),
+                       S(T((2, 3, 4)), [1, 2, 0, 1], "circular"), S(T((2, 2, 3, 4, 3), D), [1, 1, 1, 0, 0, 2], "reflect")],
+               [S(T((3, 4)), [1, 1, 1]), S(T((3, 4)), [1, 1], "reflect", 1.0), S(T((3, 4)), [1, 1], "foo"),
+                S(T((3, 4, 5)), [1] * 6, "reflect"), S(T((5,)), [1, 1], "circular")]),
         OpInfo("linalg_vector_norm", [
             S(T((3, 4))), S(T((3, 4)), 1, [1]), S(T((4, 3), D, "transposed"), float("inf"), [0], True),
             S(T((3, 4)), -float("inf"), [1]), S(T((3, 4), kind="zeros_some"), 0, [1]), S(T((3, 4)), 3, [0, 1]),
@@ -1673,8 +1676,87 @@ def _table_loss() -> list[OpInfo]:
     ]
 
 
-OPS: dict[str, OpInfo] = {info.name: info for info in _table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
-                         + _table_attn() + _table_conv() + _table_pw() + _table_loss()}
+def _table_conv_pad() -> list[OpInfo]:
+    """issue 19: conv3d, the transposed convolutions, im2col / col2im (convolution.py, convolution_fold.py) and
+    the reflection / replication / circular padding ops (shape_padding.py)."""
+    x5, w5 = T((2, 3, 4, 5, 4)), T((4, 3, 2, 3, 2))
+    xt, wt = T((2, 4, 5, 6)), T((4, 3, 3, 2))
+    transposed_bad = [S(xt, T((5, 3, 3, 3)), None, [1, 1], [0, 0], [1, 1], True, [0, 0], 1),
+                      S(xt, wt, None, [1, 1], [0, 0], [1, 1], True, [2, 2], 1),
+                      S(T((2, 4, 5, 6), D), T((4, 3, 3, 2), D), None, [1, 1], [5, 5], [1, 1], True, [0, 0], 1),
+                      S(T((1, 4, 5)), T((4, 3, 3)), None, [1], [0], [1], True, [1], 1),
+                      S(xt, wt, T((4,)), [1, 1], [0, 0], [1, 1], True, [0, 0], 1)]
+    infos = [
+        OpInfo("conv3d", [S(x5, w5, T((4,)), [1, 2, 1], [1, 0, 1]), S(T((3, 4, 5, 4)), w5),
+                          S(T((1, 4, 5, 4, 4), D), T((2, 2, 3, 1, 2), D), None, [1, 1, 1], [0, 0, 0], [2, 1, 1], 2)],
+               [S(T((4, 5, 4)), w5), S(x5, w5, T((4,), D))]),
+        OpInfo("conv3d.padding", [S(x5, w5, None, [1, 1, 1], "same"), S(x5, w5, T((4,)), [1, 1, 1], "valid")],
+               [S(x5, w5, None, [2, 1, 1], "same"), S(x5, w5, None, [1, 1, 1], "bad")]),
+        OpInfo("conv_transpose1d", [S(T((2, 4, 6)), T((4, 3, 3)), T((3,)), [2], [1], [1]), S(T((4, 6)), T((4, 3, 3))),
+                                    S(T((1, 4, 5), D), T((4, 2, 3), D), None, [1], [0], [0], 2, [2])],
+               [S(T((6,)), T((4, 3, 3))), S(T((2, 4, 6)), T((4, 3, 3)), None, [1], [0], [1])]),
+        OpInfo("conv_transpose2d.input", [S(xt, wt, T((3,)), [2, 1], [1, 0], [1, 0]), S(T((4, 5, 6)), wt),
+                                          S(T((1, 4, 5, 6), D), T((4, 2, 3, 3), D), T((4,), D), [2, 2], [1, 1],
+                                            [1, 0], 2, [1, 2])],
+               [S(T((5, 6)), wt), S(T((2, 4, 5, 6), D), T((4, 3, 3, 2), D), None, [1, 1], [4, 4])]),
+        OpInfo("conv_transpose3d.input", [S(T((1, 2, 3, 4, 3)), T((2, 3, 2, 3, 2)), T((3,)), [2, 1, 2], [1, 0, 0],
+                                            [1, 0, 0]), S(T((2, 3, 4, 3)), T((2, 3, 2, 3, 2)))],
+               [S(T((3, 4, 3)), T((2, 3, 2, 3, 2)))]),
+        OpInfo("convolution", [], transposed_bad),  # merged into the existing entry below
+        OpInfo("im2col", [S(T((2, 3, 5, 6)), [2, 3], [1, 1], [1, 0], [2, 1]), S(T((3, 5, 6), D), [2, 2], [2, 1], [0, 1], [1, 2]),
+                          S(T((0, 3, 5, 6)), [2, 2], [1, 1], [0, 0], [1, 1]), S(T((1, 2, 4, 4), B), [2, 2], [1, 1], [0, 0], [1, 1])],
+               [S(T((2, 3, 5, 6)), [0, 3], [1, 1], [0, 0], [1, 1]), S(T((2, 3, 5, 6)), [2, 3], [1, 1], [0, 0], [0, 1]),
+                S(T((2, 3, 5, 6)), [9, 3], [1, 1], [0, 0], [1, 1]), S(T((2, 0, 5, 6)), [2, 2], [1, 1], [0, 0], [1, 1]),
+                S(T((2, 3, 5, 6), L), [2, 2], [1, 1], [0, 0], [1, 1]), S(T((2, 3, 5, 6)), [2, 2], [1, 1], [-1, 0], [1, 1])]),
+        OpInfo("col2im", [S(T((2, 12, 12)), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]),
+                          S(T((12, 9), D), [5, 6], [2, 3], [1, 1], [1, 1], [2, 2]),
+                          S(T((1, 8, 6)), [4, 4], [2, 2], [2, 1], [1, 0], [2, 1])],
+               [S(T((2, 12, 12)), [4, 5], [3, 2], [1, 1], [0, 0], [1, 1]), S(T((2, 12, 12)), [4, 6], [2, 2], [1, 1], [0, 0], [1, 1]),
+                S(T((2, 12, 12)), [4, 5], [2, 2], [1, 1], [0, 0], [0, 1]), S(T((12,)), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]),
+                S(T((2, 12, 12), L), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1])]),
+        OpInfo("_pad_circular", [S(T((2, 3, 5)), [2, 1]), S(T((2, 3, 4, 5), D), [1, -2, 0, 1]), S(T((3, 4)), [1, 1]),
+                                 S(T((1, 2, 3, 4, 3)), [1, 1, 2, 0, 0, 1])],
+                [S(T((2, 3, 5)), [6, 1]), S(T((2, 3, 5)), [-3, -3]), S(T((5,)), [1, 1])]),
+        OpInfo("_pad_enum", [S(T((2, 3, 5)), [2, 1], 0), S(T((2, 3, 4, 5)), [1, 0, 2, 1], 1), S(T((2, 3, 5)), [1, 1], 2),
+                             S(T((2, 3)), [1, 1], 3, 2.5)],
+               [S(T((2, 3, 5)), [2, 1], 0, 1.0), S(T((3, 4, 5)), [1] * 6, 0)]),
+    ]
+    for prefix in ("reflection", "replication"):
+        infos += [
+            OpInfo(f"{prefix}_pad1d", [S(T((2, 3, 5)), [2, 1]), S(T((3, 5), D), [0, 3 if prefix == "reflection" else 7]),
+                                       S(T((2, 3, 5), L), [1, -2]), S(T((0, 3, 5)), [1, 1]), S(T((3, 5), F, "transposed"), [1, 1])],
+                   [S(T((5,)), [1, 1]), S(T((2, 0, 5)), [1, 1]), S(T((2, 3, 5)), [1, 1, 1]), S(T((2, 3, 5)), [-3, -3]),
+                    S(T((2, 3, 5), B), [1, 1])] + ([S(T((2, 3, 5)), [5, 1])] if prefix == "reflection" else [])),
+            OpInfo(f"{prefix}_pad2d", [S(T((2, 3, 4, 5)), [2, 1, 0, 3]), S(T((3, 4, 5), D), [1, 1, 1, 1]),
+                                       S(T((2, 3, 4, 5), H), [-1, 2, 1, -1])],
+                   [S(T((4, 5)), [1, 1, 1, 1]), S(T((2, 3, 4, 5)), [1, 1, 1])]
+                   + ([S(T((2, 3, 4, 5)), [1, 1, 4, 1]), S(T((2, 3, 4, 5)), [5, 1, 1, 1])] if prefix == "reflection"
+                      else [S(T((2, 3, 4, 5)), [1, 1, -3, -3])])),
+            OpInfo(f"{prefix}_pad3d", [S(T((1, 2, 3, 4, 5)), [1, 2, 0, 1, 2, 1]), S(T((2, 3, 4, 5), D), [1, 1, 1, 1, 1, 1])],
+                   [S(T((2, 3, 4)), [1] * 6), S(T((1, 2, 3, 4, 5)), [1] * 5), S(T((2, 3, 0, 5, 6)), [1] * 6)]
+                   + ([S(T((1, 2, 3, 4, 5)), [1, 1, 4, 1, 1, 1])] if prefix == "reflection" else [])),
+            OpInfo(f"{prefix}_pad1d_backward", [S(T((2, 3, 8)), T((2, 3, 5)), [2, 1]), S(T((3, 6), D), T((3, 5), D), [0, 1])],
+                   [S(T((2, 3, 7)), T((2, 3, 5)), [2, 1])]),
+            OpInfo(f"{prefix}_pad2d_backward", [S(T((2, 3, 7, 8)), T((2, 3, 4, 5)), [2, 1, 0, 3])]),
+            OpInfo(f"{prefix}_pad3d_backward", [S(T((1, 2, 6, 5, 8)), T((1, 2, 3, 4, 5)), [1, 2, 0, 1, 2, 1])]),
+        ]
+    return infos
+
+
+def _merged(infos: list[OpInfo]) -> dict[str, OpInfo]:
+    """OpInfos by name; a second entry of a name adds its samples and bad calls to the first."""
+    out: dict[str, OpInfo] = {}
+    for info in infos:
+        if info.name in out:
+            first = out[info.name]
+            out[info.name] = OpInfo(info.name, first.samples + info.samples, first.bad + info.bad, first.random, first.meta)
+        else:
+            out[info.name] = info
+    return out
+
+
+OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
+                                 + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_conv_pad())
 
 
 def check_table() -> list[str]:

@@ -44,7 +44,8 @@ FAMILIES: dict[str, str] = {
     "reductions": "sum, mean, var / std, max / min / argmax, prod, all / any, logsumexp, norms, scans",
     "views": "view, reshape, permute / transpose, expand, squeeze / unsqueeze, select / slice, split / "
              "unbind / chunk, diagonal, and their backward / scatter ops",
-    "shape": "cat / stack, pad, flip / roll, repeat / tile, tril / triu, diag, sort / argsort / topk, unique",
+    "shape": "cat / stack, pad (constant, reflection / replication / circular), flip / roll, repeat / tile, "
+             "tril / triu, diag, sort / argsort / topk, unique",
     "indexing": "gather / scatter, index / index_put / index_select / index_add / index_fill / index_copy, "
                 "masked_fill / masked_select / masked_scatter, nonzero",
     "factories": "empty / zeros / ones / full / arange / eye, the *_like and new_* factories",
@@ -54,7 +55,7 @@ FAMILIES: dict[str, str] = {
     "activations": "relu / gelu / silu / elu / ..., softmax / log_softmax, glu, threshold",
     "normalization": "layer_norm, batch_norm, group_norm, instance_norm, rms_norm",
     "losses": "mse / l1 / smooth_l1 / huber, nll / cross_entropy, binary cross-entropy, kl_div, margin losses",
-    "convolution": "convolution and conv1d / conv2d",
+    "convolution": "convolution and conv1d / 2d / 3d, conv_transpose1d / 2d / 3d, im2col / col2im (unfold / fold)",
     "pooling": "max / avg / adaptive pooling",
     "attention": "scaled_dot_product_attention and its CPU kernels",
     "embedding": "embedding, one_hot",

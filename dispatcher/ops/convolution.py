@@ -1,24 +1,22 @@
-"""Convolution: ``convolution`` / ``convolution_backward`` kernels and the ``conv1d`` / ``conv2d`` decompositions.
+"""Convolution: ``convolution`` / ``convolution_backward`` kernels and the ``conv*d`` / ``conv_transpose*d`` decompositions.
 
-Corresponds to aten/src/ATen/native/Convolution.cpp. ``conv1d`` / ``conv2d`` (and their ``.padding``
-overloads taking ``"same"`` / ``"valid"``) are CompositeImplicitAutograd: they add a batch dim to an
-unbatched input (``batchify``), call ``convolution`` and squeeze it off again; ``"same"`` with an even
+Corresponds to aten/src/ATen/native/Convolution.cpp. ``conv1d`` / ``conv2d`` / ``conv3d`` (and their ``.padding``
+overloads taking ``"same"`` / ``"valid"``) and ``conv_transpose1d`` / ``2d`` / ``3d`` are CompositeImplicitAutograd:
+they add a batch dim to an unbatched input (``batchify``), call ``convolution`` (``transposed=True`` for the
+transposed ones) and squeeze it off again; ``"same"`` with an even
 effective kernel pads the input's right side first with ``constant_pad_nd`` (``_convolution_same_mode``).
 ``convolution`` and ``convolution_backward`` are CompositeExplicitAutograd in PyTorch (their backend
 choice, ``_convolution`` -> mkldnn / slow_conv2d, happens below every mode), so one kernel here serves
 CPU and Meta: the argument checks of ``_convolution`` (``check_shape_forward``), then NumPy.
 
-NumPy: a loop over the kernel's offsets; for each, the strided slice of the zero-padded input is
-contracted with that weight tap over the input channels of its group (``np.einsum``, in float64 for floating
-types, rounded once to the result's dtype; integers in int64). The
-backward scatters / contracts the same slices; a transposed convolution is that scatter (its backward is not
-implemented).
+A transposed convolution also runs slow_conv_transpose2d / 3d's shape check (output padding smaller than stride or
+dilation, a positive output size). NumPy (convolution_numpy.py): im2col as a strided view, then one batched matrix
+product per call, in float64 for floating types, rounded once to the result's dtype (integers in int64); the input
+gradient of a convolution is the transposed convolution and vice versa.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -28,6 +26,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
+from .convolution_numpy import conv_forward, conv_transposed, conv_weight_grad
 from .kernel_dtypes import compute_dtype, is_meta
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize
@@ -52,10 +51,6 @@ _META_NAMES = {
 
 #: warnings PyTorch gives once per process (TORCH_WARN_ONCE)
 _WARNED = {"same_padding": False}
-
-
-#: einsum letters of the spatial dims
-_SPATIAL = "hwdtuv"
 
 
 def _sizes(t: Tensor) -> str:
@@ -192,6 +187,58 @@ def conv2d_padding(input: Tensor, weight: Tensor, bias: Tensor | None = None,  #
     return _conv_nd_padding("conv2d", 2, input, weight, bias, list(stride), padding, list(dilation), groups)
 
 
+@impl("conv3d", "CompositeImplicitAutograd")
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: list[int] = (1, 1, 1),  # noqa: A002
+           padding: list[int] = (0, 0, 0), dilation: list[int] = (1, 1, 1), groups: int = 1) -> Tensor:
+    return _conv_nd("conv3d", 3, input, weight, bias, list(stride), list(padding), list(dilation), groups)
+
+
+@impl("conv3d.padding", "CompositeImplicitAutograd")
+def conv3d_padding(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+                   stride: list[int] = (1, 1, 1), padding: str = "valid", dilation: list[int] = (1, 1, 1),
+                   groups: int = 1) -> Tensor:
+    return _conv_nd_padding("conv3d", 3, input, weight, bias, list(stride), padding, list(dilation), groups)
+
+
+# --- conv_transpose1d / 2d / 3d (CompositeImplicitAutograd) ----------------------------------------------------------
+
+
+def _conv_transpose_nd(name: str, dims: int, input: Tensor, weight: Tensor, bias: Tensor | None,  # noqa: A002
+                       stride: list[int], padding: list[int], output_padding: list[int], groups: int,
+                       dilation: list[int]) -> Tensor:
+    """``conv_transpose{1,2,3}d``: batchify, ``convolution(..., transposed=True, ...)``, unbatchify (no bias type
+    check, unlike ``conv*d``)."""
+    x, is_batched = _batchify(input, dims, name)
+    out = aten.convolution.default(x, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    _mark_undefined_bias(out, bias)
+    return out if is_batched else aten.squeeze.dim(out, 0)
+
+
+@impl("conv_transpose1d", "CompositeImplicitAutograd")
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+                     stride: list[int] = (1,), padding: list[int] = (0,), output_padding: list[int] = (0,),
+                     groups: int = 1, dilation: list[int] = (1,)) -> Tensor:
+    return _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, list(stride), list(padding),
+                              list(output_padding), groups, list(dilation))
+
+
+@impl("conv_transpose2d.input", "CompositeImplicitAutograd")
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+                     stride: list[int] = (1, 1), padding: list[int] = (0, 0), output_padding: list[int] = (0, 0),
+                     groups: int = 1, dilation: list[int] = (1, 1)) -> Tensor:
+    return _conv_transpose_nd("conv_transpose2d", 2, input, weight, bias, list(stride), list(padding),
+                              list(output_padding), groups, list(dilation))
+
+
+@impl("conv_transpose3d.input", "CompositeImplicitAutograd")
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+                     stride: list[int] = (1, 1, 1), padding: list[int] = (0, 0, 0),
+                     output_padding: list[int] = (0, 0, 0), groups: int = 1,
+                     dilation: list[int] = (1, 1, 1)) -> Tensor:
+    return _conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, list(stride), list(padding),
+                              list(output_padding), groups, list(dilation))
+
+
 # --- convolution (CompositeExplicitAutograd: _convolution's checks, then NumPy) --------------------------------------
 
 
@@ -230,6 +277,7 @@ class ConvParams:
             self.out_spatial = tuple(
                 (input._shape[i + 2] - 1) * self.stride[i] - 2 * self.padding[i]
                 + self.dilation[i] * (self.kernel[i] - 1) + self.output_padding[i] + 1 for i in range(dim))
+            self._check_transposed(input)
         else:  # every output position reads a window of the input
             self.out_spatial = tuple(
                 (input._shape[i + 2] + 2 * self.padding[i] - self.dilation[i] * (self.kernel[i] - 1) - 1)
@@ -280,15 +328,23 @@ class ConvParams:
                                f"Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater than "
                                "actual input size")
 
-    def taps(self) -> list[tuple[tuple[int, ...], tuple[slice, ...]]]:
-        """(kernel offset, the slices of the padded (non-transposed) input it meets at every position), for each
-        offset."""
-        out = []
-        for idx in itertools.product(*(range(k) for k in self.kernel)):
-            slices = tuple(slice(i * d, i * d + s * (o - 1) + 1, s)
-                           for i, d, s, o in zip(idx, self.dilation, self.stride, self.positions))
-            out.append((idx, slices))
-        return out
+
+    def _check_transposed(self, input: Tensor) -> None:  # noqa: A002
+        """slow_conv_transpose2d / 3d's shape check (a 1-d convolution runs as 2-d with a height of 1)."""
+        names = ["depth", "height", "width"][3 - max(self.dim, 2):]
+        lead = max(2 - self.dim, 0)
+        out_pad = [0] * lead + self.output_padding
+        stride, dilation = [1] * lead + self.stride, [1] * lead + self.dilation
+        if not all(p < s or p < d for p, s, d in zip(out_pad, stride, dilation)):
+            got = " ".join(f"{what}_{n}: {v}" for what, vals in
+                           (("output_padding", out_pad), ("stride", stride), ("dilation", dilation))
+                           for n, v in zip(names, vals))
+            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {got}")
+        if any(o < 1 for o in self.out_spatial):
+            sizes = [1] * lead + list(input._shape[2:])
+            outs = [1] * lead + list(self.out_spatial)
+            raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, sizes))}). Calculated output "
+                               f"size per channel: ({' x '.join(map(str, outs))}). Output size is too small")
 
 
 def _check_input_type(input: Tensor, weight: Tensor) -> None:  # noqa: A002
@@ -308,47 +364,6 @@ def _data(t: Tensor, np_dtype: Any) -> np.ndarray:
     return t._data.astype(np_dtype, copy=False)
 
 
-def _padded(x: np.ndarray, padding: Sequence[int]) -> np.ndarray:
-    return np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding]) if any(padding) else x
-
-
-def _grouped(a: np.ndarray, groups: int) -> np.ndarray:
-    """(N, C, ...) -> (N, groups, C // groups, ...)."""
-    return a.reshape(a.shape[0], groups, a.shape[1] // groups, *a.shape[2:])
-
-
-def conv_forward(x: np.ndarray, w: np.ndarray, p: ConvParams) -> np.ndarray:
-    """The convolution of NumPy arrays (N, C, *S) and (O, C / groups, *K), without bias."""
-    n, g = x.shape[0], p.groups
-    o = w.shape[0]
-    xp = _padded(x, p.padding)
-    wg = w.reshape(g, o // g, *w.shape[1:])
-    sp = _SPATIAL[: p.dim]
-    out = np.zeros((n, g, o // g, *p.out_spatial), dtype=x.dtype)
-    for idx, slices in p.taps():
-        xs = _grouped(xp[(slice(None), slice(None), *slices)], g)
-        out += np.einsum(f"ngc{sp},goc->ngo{sp}", xs, wg[(..., *idx)])
-    return out.reshape(n, o, *p.out_spatial)
-
-
-def conv_scatter(g: np.ndarray, w: np.ndarray, p: ConvParams, spatial: Sequence[int]) -> np.ndarray:
-    """Each position of ``g`` (N, O, *positions) spread through the weight (O, C / groups, *K) over a zero
-    (N, C, *spatial) result: a convolution's input gradient, which is also the transposed convolution."""
-    n, o = g.shape[0], g.shape[1]
-    grp = p.groups
-    c = w.shape[1] * grp
-    sp = _SPATIAL[: p.dim]
-    gg = _grouped(g, grp)
-    wg = w.reshape(grp, o // grp, *w.shape[1:])
-    padded = np.zeros((n, c, *(s + 2 * q for s, q in zip(spatial, p.padding))), dtype=g.dtype)
-    for idx, slices in p.taps():
-        part = np.einsum(f"ngo{sp},goc->ngc{sp}", gg, wg[(..., *idx)])
-        view = padded[(slice(None), slice(None), *slices)]
-        view += part.reshape(view.shape)
-    crop = tuple(slice(q, q + s) for q, s in zip(p.padding, spatial))
-    return np.ascontiguousarray(padded[(slice(None), slice(None), *crop)])
-
-
 @impl("convolution", "CompositeExplicitAutograd")
 def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: list[int],  # noqa: A002
                 padding: list[int], dilation: list[int], transposed: bool, output_padding: list[int],
@@ -364,10 +379,11 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: list
 
     def compute() -> np.ndarray:
         ct = compute_dtype(input._dtype)
+        x, w = _data(input, ct), _data(weight, ct)
         if p.transposed:
-            out = conv_scatter(_data(input, ct), _data(weight, ct), p, p.out_spatial)
+            out = conv_transposed(x, w, p.stride, p.padding, p.dilation, p.groups, p.out_spatial)
         else:
-            out = conv_forward(_data(input, ct), _data(weight, ct), p)
+            out = conv_forward(x, w, p.stride, p.padding, p.padding, p.dilation, p.groups, p.out_spatial)
         if bias is not None:
             out += _data(bias, ct).reshape(1, -1, *([1] * p.dim))
         return out
@@ -381,38 +397,41 @@ def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor,  # 
                          transposed: bool, output_padding: list[int], groups: int,
                          output_mask: Sequence[bool]) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
     p = ConvParams(input, weight, None, stride, padding, dilation, transposed, output_padding, groups)
-    if p.transposed:
-        raise NotImplementedError("dispatchkit: convolution_backward of a transposed convolution is not implemented")
-    if input._dtype is _dt.float32 and output_mask[2]:
-        # PyTorch's float32 path (mkldnn) computes the weight's gradient with the bias's
+    weight_shape = tuple(weight._shape)
+    if input._dtype is _dt.float32 and output_mask[2] and not output_mask[1]:
+        # PyTorch's float32 path (mkldnn) computes the weight's gradient with the bias's; a 1-d one keeps the
+        # height of 1 its 2-d computation added
         output_mask = [output_mask[0], True, True]
-    want = (input._shape[0], weight._shape[0], *p.out_spatial)
+        if p.dim == 1:
+            weight_shape = (weight_shape[0], weight_shape[1], 1, weight_shape[2])
+    out_channels = weight._shape[1] * p.groups if p.transposed else weight._shape[0]
+    want = (input._shape[0], out_channels, *p.out_spatial)
     if tuple(grad_output._shape) != want:
         raise RuntimeError(f"Expected grad_output of size {_list(want)}, but got {_sizes(grad_output)}")
     metas = (
         TensorMeta(input._shape, contiguous_strides(input._shape), input._dtype) if output_mask[0] else None,
-        TensorMeta(weight._shape, contiguous_strides(weight._shape), weight._dtype) if output_mask[1] else None,
-        TensorMeta((weight._shape[0],), (1,), grad_output._dtype) if output_mask[2] else None,
+        TensorMeta(weight_shape, contiguous_strides(weight_shape), weight._dtype) if output_mask[1] else None,
+        TensorMeta((out_channels,), (1,), grad_output._dtype) if output_mask[2] else None,
     )
     if is_meta(input):
         return tuple(None if m is None else materialize(m, None, input) for m in metas)  # type: ignore[return-value]
     ct = compute_dtype(input._dtype)
-    go = _data(grad_output, ct)
-    g = p.groups
-    o = go.shape[1]
-    gog = _grouped(go, g)  # (N, g, O / g, *out)
-    sp = _SPATIAL[: p.dim]
+    go, x, w = _data(grad_output, ct), _data(input, ct), _data(weight, ct)
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
-        grad_input = materialize(metas[0], conv_scatter(go, _data(weight, ct), p, input._shape[2:]), input)
+        spatial = tuple(input._shape[2:])
+        if p.transposed:  # the gradient of a transposed convolution is the convolution
+            gi = conv_forward(go, w, p.stride, p.padding, p.padding, p.dilation, p.groups, spatial)
+        else:
+            gi = conv_transposed(go, w, p.stride, p.padding, p.dilation, p.groups, spatial)
+        grad_input = materialize(metas[0], gi, input)
     if output_mask[1]:
-        xp = _padded(_data(input, ct), p.padding)
-        gw = np.zeros((g, o // g, input._shape[1] // g, *p.kernel), dtype=ct)
-        for idx, slices in p.taps():
-            xs = _grouped(xp[(slice(None), slice(None), *slices)], g)
-            gw[(..., *idx)] = np.einsum(f"ngo{sp},ngc{sp}->goc", gog, xs)
-        grad_weight = materialize(metas[1], gw.reshape(weight._shape), input)
+        if p.transposed:  # the roles of input and output swap
+            gw = conv_weight_grad(go, x, p.kernel, p.stride, p.padding, p.dilation, p.groups)
+        else:
+            gw = conv_weight_grad(x, go, p.kernel, p.stride, p.padding, p.dilation, p.groups)
+        grad_weight = materialize(metas[1], gw.reshape(weight_shape), input)
     if output_mask[2]:
         axes = (0, *range(2, go.ndim))
-        grad_bias = materialize(metas[2], go.sum(axis=axes) if math.prod(go.shape) else np.zeros(o, ct), input)
+        grad_bias = materialize(metas[2], go.sum(axis=axes) if go.size else np.zeros(out_channels, ct), input)
     return grad_input, grad_weight, grad_bias

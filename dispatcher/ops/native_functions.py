@@ -635,4 +635,27 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     # issue 17: allclose (CompositeExplicitAutograd) and equal (a CPU kernel, no Meta kernel), both returning bool
     OpDef("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", CEA, tags=()),
     OpDef("equal(Tensor self, Tensor other) -> bool", BACKEND, tags=()),
+    # issue 19: conv3d and the transposed convolutions (CompositeImplicitAutograd), unfold / fold's im2col / col2im
+    OpDef("conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=[1, 1, 1], SymInt[3] padding=[0, 0, 0], SymInt[3] dilation=[1, 1, 1], SymInt groups=1) -> Tensor", CIA, tags=()),
+    OpDef("conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=[1, 1, 1], str padding=\"valid\", SymInt[3] dilation=[1, 1, 1], SymInt groups=1) -> Tensor", CIA, tags=()),
+    OpDef("conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], SymInt[1] output_padding=[0], SymInt groups=1, SymInt[1] dilation=[1]) -> Tensor", CIA, tags=()),
+    OpDef("conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], SymInt[2] padding=[0, 0], SymInt[2] output_padding=[0, 0], SymInt groups=1, SymInt[2] dilation=[1, 1]) -> Tensor", CIA, tags=()),
+    OpDef("conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=[1, 1, 1], SymInt[3] padding=[0, 0, 0], SymInt[3] output_padding=[0, 0, 0], SymInt groups=1, SymInt[3] dilation=[1, 1, 1]) -> Tensor", CIA, tags=()),
+    OpDef("im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", BACKEND, tags=()),
+    OpDef("col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", BACKEND, tags=('core',)),
+    # issue 19: pad's reflect / replicate / circular modes (shape_padding.py)
+    OpDef("reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", BACKEND, tags=('core',)),
+    OpDef("reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", BACKEND, tags=('core',)),
+    OpDef("reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor", BACKEND, tags=('core',)),
+    OpDef("replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor", BACKEND, tags=()),
+    OpDef("replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor", BACKEND, tags=('core',)),
+    OpDef("replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor", BACKEND, tags=('core',)),
+    OpDef("reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor", BACKEND, tags=()),
+    OpDef("reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor", BACKEND, tags=()),
+    OpDef("reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor", BACKEND, tags=()),
+    OpDef("replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor", BACKEND, tags=()),
+    OpDef("replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor", BACKEND, tags=()),
+    OpDef("replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor", BACKEND, tags=()),
+    OpDef("_pad_circular(Tensor self, SymInt[] pad) -> Tensor", CIA, tags=()),
+    OpDef("_pad_enum(Tensor self, SymInt[] pad, int mode, float? value=None) -> Tensor", CIA, tags=()),
 )

@@ -405,17 +405,13 @@ def constant_pad_nd(self: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
 
 @impl("pad", "CompositeImplicitAutograd")
 def pad(self: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
-    """``constant_pad_nd`` for mode "constant"; the other modes' ops (reflection_pad*, ...) are not listed."""
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) > 2 * self.dim():
-        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
-                           f"padding length {len(pad)} and input of dimension {self.dim()}")
-    if mode == "constant":
-        return aten.constant_pad_nd.default(self, list(pad), 0.0 if value is None else value)
-    if value is not None and value != 0:
-        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
-    raise NotImplementedError(f"pad(mode={mode!r}) calls aten::{mode}_pad*d, which dispatchkit does not list")
+    """PadNd.cpp's ``pad``: the mode string to at::padding_mode, then ``_pad_enum``'s kernel called directly (not
+    dispatched: traces show ``pad`` or the op it picks, never ``_pad_enum``; shape_padding.py)."""
+    from .shape_padding import PADDING_MODES, pad_enum
+
+    if mode not in PADDING_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    return pad_enum(self, pad, PADDING_MODES[mode], value)
 
 
 # --- diag_embed / diag ---------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ from . import (  # noqa: F401 - importing them registers their decompositions
     attention,
     comparison,
     conversions,
+    convolution,
     dropout,
     embedding,
     factories,
@@ -54,6 +55,7 @@ from . import (  # noqa: F401 - importing them registers their decompositions
     random,
     reductions,
     shape,
+    shape_padding,
     transcendental,
     views,
 )
@@ -177,13 +179,20 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     # embedding
     "embedding_dense_backward.default",
     # dropout
-    "native_dropout_backward.default"))
+    "native_dropout_backward.default",
+    # issue 19: convolution (unfold / fold), shape (padding modes)
+    "im2col.default", "col2im.default", "reflection_pad1d.default", "reflection_pad2d.default",
+    "reflection_pad3d.default", "replication_pad1d.default", "replication_pad2d.default", "replication_pad3d.default"))
 
 #: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op
 MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {
     # transcendental: PyTorch wraps the number with prims.scalar_tensor (no prims ops here)
     "aten::xlogy.Scalar_Self": "prims::scalar_tensor", "aten::xlogy.Scalar_Other": "prims::scalar_tensor",
     "aten::xlogy_.Scalar_Other": "prims::scalar_tensor",
+    # shape: torch's _reflection_pad_backward gathers with _unsafe_masked_index
+    "aten::reflection_pad1d_backward": "aten::_unsafe_masked_index",
+    "aten::reflection_pad2d_backward": "aten::_unsafe_masked_index",
+    "aten::reflection_pad3d_backward": "aten::_unsafe_masked_index",
 }
 
 

@@ -57,6 +57,7 @@ from . import (  # noqa: F401 - each module registers its formulas when imported
     random,
     reductions,
     shape,
+    shape_padding,
     transcendental,
     views,
 )

@@ -1,8 +1,10 @@
-"""Derivative formulas of ``convolution`` and ``convolution_backward`` (double backward).
+"""Derivative formulas of ``convolution`` and ``convolution_backward`` (double backward), ``im2col`` / ``col2im``.
 
 Corresponds to their entries in tools/autograd/derivatives.yaml: one ``convolution_backward`` call for input,
 weight and bias (``bias_sizes`` from the bias's sizes, saved as geometry; ``output_mask`` = which of them need
-a gradient), and aten/src/ATen/native/Convolution.cpp's ``_convolution_double_backward``, op for op.
+a gradient), and aten/src/ATen/native/Convolution.cpp's ``_convolution_double_backward``, op for op (a transposed
+convolution's input gradient there is the plain convolution of gO with ggW). ``im2col``'s gradient is ``col2im`` to
+the input's last two sizes and ``col2im``'s is ``im2col``.
 """
 
 from __future__ import annotations
@@ -92,8 +94,8 @@ def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, paddi
 
     gI = None  # noqa: N806
     if input.numel() != 0 and ggW is not None:
-        if transposed:
-            raise NotImplementedError("dispatchkit: double backward of a transposed convolution is not implemented")
+        if transposed:  # the transposed convolution's gradient is a convolution
+            return ggO, conv(gO, ggW, None, stride, padding, dilation, False, output_padding, groups), gW
         gi_output_padding = list(output_padding)
         for i, k in enumerate(weight._shape[2:]):
             expected = ((k - 1) * dilation[i] - 2 * padding[i] + (gO._shape[i + 2] - 1) * stride[i] + 1)
@@ -107,3 +109,14 @@ def _subvariable(t, groups: int, g: int):  # noqa: ANN001, ANN202
     """``subvariable``: group ``g`` of ``groups`` along dim 0 (``narrow``, recorded as ``slice``)."""
     n = t._shape[0] // groups
     return aten.slice.Tensor(t, 0, g * n, g * n + n)
+
+
+@derivative("im2col", "Im2ColBackward0", ("self",), save_meta=("self",))
+def _im2col(ctx, grads, needs):
+    size = list(ctx.self._shape[-2:])
+    return (aten.col2im.default(grads[0], size, ctx.kernel_size, ctx.dilation, ctx.padding, ctx.stride),)
+
+
+@derivative("col2im", "Col2ImBackward0", ("self",))
+def _col2im(ctx, grads, needs):
+    return (aten.im2col.default(grads[0], ctx.kernel_size, ctx.dilation, ctx.padding, ctx.stride),)

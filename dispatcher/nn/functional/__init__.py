@@ -41,7 +41,7 @@ from .activations import (
     threshold_,
 )
 from .attention import scaled_dot_product_attention
-from .convolution import conv1d, conv2d
+from .convolution import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, fold, unfold
 from .dropout import dropout
 from .embedding import embedding, one_hot
 from .linalg import cosine_similarity, linear
@@ -79,6 +79,8 @@ __all__ = [
     "linear", "cosine_similarity", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "layer_norm", "batch_norm", "instance_norm", "group_norm",
     "rms_norm", "normalize", "scaled_dot_product_attention", "embedding", "one_hot", "dropout", "pad",
+    # issue 19: convolution
+    "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold",
 ]
 
 for _name in __all__:

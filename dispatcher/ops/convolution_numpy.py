@@ -1,0 +1,126 @@
+"""The NumPy arithmetic of N-d convolution: forward, transposed forward, and the weight gradient.
+
+Corresponds to the CPU kernels behind aten/src/ATen/native/Convolution.cpp's backend choice (slow_conv2d /
+slow_conv3d / slow_conv_transpose2d / 3d, NaiveConvolutionTranspose*.cpp, vol2col / im2col): every one of them
+is "gather the input's windows into columns, multiply by the weight matrix" (im2col + GEMM), and so is this file.
+There are no registrations here; dispatcher/ops/convolution.py checks the arguments and calls these.
+
+* ``windows`` is the im2col step as a view: ``sliding_window_view`` over the (padded) spatial dims, strided by the
+  convolution's stride and the kernel's dilation, giving (N, C, *positions, *kernel) without copying.
+* ``conv_forward`` groups the channels, copies the windows once into a (groups, N * positions, C/g * kernel)
+  matrix and multiplies it by the weight (``np.matmul``, batched over groups).
+* ``conv_transposed`` is the gradient of a convolution with respect to its input, computed as a convolution:
+  the input spread out by the stride (zeros between positions), padded by ``dilation * (k - 1) - padding`` on the
+  left and that plus ``output_padding`` on the right (a negative amount crops), convolved at stride 1 with the
+  flipped weight whose in / out channels are swapped per group.
+* ``conv_weight_grad`` contracts the input's windows with the output gradient over batch and positions.
+
+Arrays are computed in the dtype the caller converted them to (float64 for floating tensors, int64 for
+integers: ``kernel_dtypes.compute_dtype``), rounded once by the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["conv_forward", "conv_transposed", "conv_weight_grad", "pad_or_crop", "windows"]
+
+
+def pad_or_crop(x: np.ndarray, before: Sequence[int], after: Sequence[int]) -> np.ndarray:
+    """Zero-pad (positive amounts) or crop (negative amounts) the trailing ``len(before)`` dims of ``x``."""
+    lead = x.ndim - len(before)
+    if any(b < 0 for b in before) or any(a < 0 for a in after):
+        crop = tuple(slice(max(-b, 0), x.shape[lead + i] - max(-a, 0)) for i, (b, a) in enumerate(zip(before, after)))
+        x = x[(slice(None),) * lead + crop]
+        before, after = [max(b, 0) for b in before], [max(a, 0) for a in after]
+    if any(before) or any(after):
+        x = np.pad(x, [(0, 0)] * lead + [(b, a) for b, a in zip(before, after)])
+    return x
+
+
+def windows(xp: np.ndarray, kernel: Sequence[int], stride: Sequence[int], dilation: Sequence[int],
+            positions: Sequence[int]) -> np.ndarray:
+    """The windows of the padded ``xp`` (N, C, *S) a convolution reads: a view (N, C, *positions, *kernel)."""
+    dim = len(kernel)
+    span = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
+    axes = tuple(range(2, 2 + dim))
+    # a window must exist at every position even where the padded input is longer than needed
+    xp = xp[(slice(None), slice(None), *(slice(0, (p - 1) * s + w) for p, s, w in zip(positions, stride, span)))]
+    view = np.lib.stride_tricks.sliding_window_view(xp, span, axis=axes)
+    index = (slice(None), slice(None), *(slice(None, None, s) for s in stride), *(slice(None, None, d) for d in dilation))
+    return view[index]
+
+
+def _columns(xp: np.ndarray, groups: int, kernel: Sequence[int], stride: Sequence[int], dilation: Sequence[int],
+             positions: Sequence[int]) -> np.ndarray:
+    """im2col: (groups, N * prod(positions), C/g * prod(kernel)) columns of the padded input."""
+    n, c = xp.shape[:2]
+    dim = len(kernel)
+    win = windows(xp, kernel, stride, dilation, positions)  # (N, C, *P, *K)
+    win = win.reshape(n, groups, c // groups, *win.shape[2:])  # (N, g, C/g, *P, *K)
+    order = (1, 0, *range(3, 3 + dim), 2, *range(3 + dim, 3 + 2 * dim))  # (g, N, *P, C/g, *K)
+    return np.ascontiguousarray(win.transpose(order)).reshape(groups, n * int(np.prod(positions)), -1)
+
+
+def conv_forward(x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_before: Sequence[int],
+                 pad_after: Sequence[int], dilation: Sequence[int], groups: int,
+                 out_spatial: Sequence[int]) -> np.ndarray:
+    """Convolution of (N, C, *S) with (O, C/g, *K) (no bias): (N, O, *out_spatial)."""
+    n, o = x.shape[0], w.shape[0]
+    kernel = w.shape[2:]
+    if n == 0 or o == 0 or 0 in out_spatial:
+        return np.zeros((n, o, *out_spatial), dtype=x.dtype)
+    xp = pad_or_crop(x, pad_before, pad_after)
+    cols = _columns(xp, groups, kernel, stride, dilation, out_spatial)  # (g, N*P, C/g*K)
+    wm = w.reshape(groups, o // groups, -1).transpose(0, 2, 1)  # (g, C/g*K, O/g)
+    out = np.matmul(cols, wm)  # (g, N*P, O/g)
+    out = out.reshape(groups, n, *out_spatial, o // groups)
+    dim = len(out_spatial)
+    order = (1, 0, 2 + dim, *range(2, 2 + dim))  # (N, g, O/g, *P)
+    return np.ascontiguousarray(out.transpose(order)).reshape(n, o, *out_spatial)
+
+
+def conv_transposed(x: np.ndarray, w: np.ndarray, stride: Sequence[int], padding: Sequence[int],
+                    dilation: Sequence[int], groups: int, out_spatial: Sequence[int]) -> np.ndarray:
+    """Transposed convolution of (N, Cin, *P) with (Cin, Cout/g, *K) (no bias) to (N, Cout, *out_spatial).
+
+    ``out_spatial`` fixes the output_padding: the right padding grows by what the output needs beyond
+    ``(P - 1) * stride - 2 * padding + dilation * (K - 1) + 1``.
+    """
+    n, cin = x.shape[:2]
+    kernel = w.shape[2:]
+    dim = len(kernel)
+    cout = w.shape[1] * groups
+    if n == 0 or cout == 0 or 0 in out_spatial:
+        return np.zeros((n, cout, *out_spatial), dtype=x.dtype)
+    spread_shape = [(p - 1) * s + 1 for p, s in zip(x.shape[2:], stride)]
+    if any(s != 1 for s in stride):
+        spread = np.zeros((n, cin, *spread_shape), dtype=x.dtype)
+        spread[(slice(None), slice(None), *(slice(None, None, s) for s in stride))] = x
+    else:
+        spread = x
+    before = [d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding)]
+    after = [o - s - b + d * (k - 1) for o, s, b, k, d in zip(out_spatial, spread_shape, before, kernel, dilation)]
+    # the weight as a convolution's: (g, Cin/g, Cout/g, *K) -> (g, Cout/g, Cin/g, *K), flipped
+    wg = w.reshape(groups, cin // groups, w.shape[1], *kernel).swapaxes(1, 2)
+    wg = wg[(slice(None), slice(None), slice(None), *(slice(None, None, -1),) * dim)]
+    wc = np.ascontiguousarray(wg).reshape(cout, cin // groups, *kernel)
+    return conv_forward(spread, wc, [1] * dim, before, after, dilation, groups, out_spatial)
+
+
+def conv_weight_grad(x: np.ndarray, go: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
+                     padding: Sequence[int], dilation: Sequence[int], groups: int) -> np.ndarray:
+    """d(convolution of x)/d(weight) contracted with ``go`` (N, O, *P): the gradient (O, C/g, *K)."""
+    n, c = x.shape[:2]
+    o = go.shape[1]
+    positions = go.shape[2:]
+    if n == 0 or 0 in positions or c == 0:
+        return np.zeros((o, c // groups, *kernel), dtype=x.dtype)
+    xp = pad_or_crop(x, padding, padding)
+    cols = _columns(xp, groups, kernel, stride, dilation, positions)  # (g, N*P, C/g*K)
+    dim = len(positions)
+    gog = go.reshape(n, groups, o // groups, *positions).transpose(1, 2, 0, *range(3, 3 + dim))
+    gm = np.ascontiguousarray(gog).reshape(groups, o // groups, -1)  # (g, O/g, N*P)
+    return np.matmul(gm, cols).reshape(o, c // groups, *kernel)
