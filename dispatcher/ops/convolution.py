@@ -391,6 +391,17 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: list
     return materialize(meta, compute, input)
 
 
+def _uses_mkldnn(input: Tensor, weight: Tensor, groups: int) -> bool:  # noqa: A002
+    """ConvUtils.h's ``use_mkldnn`` heuristic for float32 CPU tensors (1-d seen as 2-d with a height of 1; more than
+    one thread assumed): grouped, a kernel wider and higher than 3, a batch above 1, or a large input."""
+    if input._dtype is not _dt.float32:
+        return False
+    shape = list(input._shape) if input.dim() > 3 else [*input._shape[:2], 1, *input._shape[2:]]
+    kernel = list(weight._shape[2:]) if weight.dim() > 3 else [1, *weight._shape[2:]]
+    return (groups > 1 or (kernel[-1] > 3 and kernel[-2] > 3) or shape[0] > 1
+            or shape[0] * shape[1] * shape[2] * shape[3] > 20480)
+
+
 @impl("convolution_backward", "CompositeExplicitAutograd")
 def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor,  # noqa: A002
                          bias_sizes: list[int] | None, stride: list[int], padding: list[int], dilation: list[int],
@@ -398,9 +409,9 @@ def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor,  # 
                          output_mask: Sequence[bool]) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
     p = ConvParams(input, weight, None, stride, padding, dilation, transposed, output_padding, groups)
     weight_shape = tuple(weight._shape)
-    if input._dtype is _dt.float32 and output_mask[2] and not output_mask[1]:
-        # PyTorch's float32 path (mkldnn) computes the weight's gradient with the bias's; a 1-d one keeps the
-        # height of 1 its 2-d computation added
+    if _uses_mkldnn(input, weight, p.groups) and output_mask[2] and not output_mask[1]:
+        # PyTorch's mkldnn path computes the weight's gradient with the bias's; a 1-d one keeps the height of 1 its
+        # 2-d computation added
         output_mask = [output_mask[0], True, True]
         if p.dim == 1:
             weight_shape = (weight_shape[0], weight_shape[1], 1, weight_shape[2])
