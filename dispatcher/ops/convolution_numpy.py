@@ -7,12 +7,13 @@ There are no registrations here; dispatcher/ops/convolution.py checks the argume
 
 * ``windows`` is the im2col step as a view: ``sliding_window_view`` over the (padded) spatial dims, strided by the
   convolution's stride and the kernel's dilation, giving (N, C, *positions, *kernel) without copying.
-* ``conv_forward`` groups the channels, copies the windows once into a (groups, N * positions, C/g * kernel)
-  matrix and multiplies it by the weight (``np.matmul``, batched over groups).
-* ``conv_transposed`` is the gradient of a convolution with respect to its input, computed as a convolution:
-  the input spread out by the stride (zeros between positions), padded by ``dilation * (k - 1) - padding`` on the
-  left and that plus ``output_padding`` on the right (a negative amount crops), convolved at stride 1 with the
-  flipped weight whose in / out channels are swapped per group.
+* ``conv_forward`` groups the channels, copies the windows once into (N, groups, C/g * kernel, positions) columns
+  and multiplies the weight matrix by them (``np.matmul``, one GEMM per sample and group, already in the output's
+  layout).
+* ``conv_transposed`` is the gradient of a convolution with respect to its input (slow_conv_transpose's GEMM +
+  col2im): the weight matrix's transpose times the input gives each position's contribution through each kernel
+  offset; each offset's block is added at its strided place in the padded output (a loop over kernel offsets,
+  vectorized over every pixel), and the padding is cropped.
 * ``conv_weight_grad`` contracts the input's windows with the output gradient over batch and positions.
 
 Arrays are computed in the dtype the caller converted them to (float64 for floating tensors, int64 for
@@ -21,6 +22,7 @@ integers: ``kernel_dtypes.compute_dtype``), rounded once by the caller.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -67,47 +69,56 @@ def _columns(xp: np.ndarray, groups: int, kernel: Sequence[int], stride: Sequenc
 def conv_forward(x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_before: Sequence[int],
                  pad_after: Sequence[int], dilation: Sequence[int], groups: int,
                  out_spatial: Sequence[int]) -> np.ndarray:
-    """Convolution of (N, C, *S) with (O, C/g, *K) (no bias): (N, O, *out_spatial)."""
-    n, o = x.shape[0], w.shape[0]
+    """Convolution of (N, C, *S) with (O, C/g, *K) (no bias): (N, O, *out_spatial).
+
+    The windows are copied once into columns (N, g, C/g * prod(K), prod(P)); one matrix product per sample and
+    group, (O/g, C/g * prod(K)) @ columns, lands in the output's own layout.
+    """
+    n, c, o = x.shape[0], x.shape[1], w.shape[0]
     kernel = w.shape[2:]
+    dim = len(kernel)
     if n == 0 or o == 0 or 0 in out_spatial:
         return np.zeros((n, o, *out_spatial), dtype=x.dtype)
     xp = pad_or_crop(x, pad_before, pad_after)
-    cols = _columns(xp, groups, kernel, stride, dilation, out_spatial)  # (g, N*P, C/g*K)
-    wm = w.reshape(groups, o // groups, -1).transpose(0, 2, 1)  # (g, C/g*K, O/g)
-    out = np.matmul(cols, wm)  # (g, N*P, O/g)
-    out = out.reshape(groups, n, *out_spatial, o // groups)
-    dim = len(out_spatial)
-    order = (1, 0, 2 + dim, *range(2, 2 + dim))  # (N, g, O/g, *P)
-    return np.ascontiguousarray(out.transpose(order)).reshape(n, o, *out_spatial)
+    win = windows(xp, kernel, stride, dilation, out_spatial)  # (N, C, *P, *K)
+    win = win.reshape(n, groups, c // groups, *win.shape[2:])  # (N, g, C/g, *P, *K)
+    order = (0, 1, 2, *range(3 + dim, 3 + 2 * dim), *range(3, 3 + dim))  # (N, g, C/g, *K, *P)
+    cols = np.ascontiguousarray(win.transpose(order)).reshape(n, groups, -1, int(np.prod(out_spatial)))
+    wm = w.reshape(groups, o // groups, -1)  # (g, O/g, C/g * prod(K))
+    return np.matmul(wm, cols).reshape(n, o, *out_spatial)
 
 
 def conv_transposed(x: np.ndarray, w: np.ndarray, stride: Sequence[int], padding: Sequence[int],
                     dilation: Sequence[int], groups: int, out_spatial: Sequence[int]) -> np.ndarray:
     """Transposed convolution of (N, Cin, *P) with (Cin, Cout/g, *K) (no bias) to (N, Cout, *out_spatial).
 
-    ``out_spatial`` fixes the output_padding: the right padding grows by what the output needs beyond
-    ``(P - 1) * stride - 2 * padding + dilation * (K - 1) + 1``.
+    One matrix product per sample and group gives every input position's contribution through every kernel offset
+    (Cout/g * prod(K) rows); col2im then adds each offset's rows into the (padded) output at
+    ``position * stride + offset * dilation``, one strided slice per offset, and the padding is cropped.
+    ``out_spatial`` fixes the output_padding (extra rows at the end that receive nothing but the bias).
     """
     n, cin = x.shape[:2]
-    kernel = w.shape[2:]
+    kernel = tuple(w.shape[2:])
     dim = len(kernel)
-    cout = w.shape[1] * groups
+    cg = w.shape[1]
+    cout = cg * groups
+    positions = tuple(x.shape[2:])
     if n == 0 or cout == 0 or 0 in out_spatial:
         return np.zeros((n, cout, *out_spatial), dtype=x.dtype)
-    spread_shape = [(p - 1) * s + 1 for p, s in zip(x.shape[2:], stride)]
-    if any(s != 1 for s in stride):
-        spread = np.zeros((n, cin, *spread_shape), dtype=x.dtype)
-        spread[(slice(None), slice(None), *(slice(None, None, s) for s in stride))] = x
-    else:
-        spread = x
-    before = [d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding)]
-    after = [o - s - b + d * (k - 1) for o, s, b, k, d in zip(out_spatial, spread_shape, before, kernel, dilation)]
-    # the weight as a convolution's: (g, Cin/g, Cout/g, *K) -> (g, Cout/g, Cin/g, *K), flipped
-    wg = w.reshape(groups, cin // groups, w.shape[1], *kernel).swapaxes(1, 2)
-    wg = wg[(slice(None), slice(None), slice(None), *(slice(None, None, -1),) * dim)]
-    wc = np.ascontiguousarray(wg).reshape(cout, cin // groups, *kernel)
-    return conv_forward(spread, wc, [1] * dim, before, after, dilation, groups, out_spatial)
+    xm = x.reshape(n, groups, cin // groups, -1)  # (N, g, Cin/g, prod(P))
+    wm = np.ascontiguousarray(w.reshape(groups, cin // groups, -1).transpose(0, 2, 1))  # (g, Cout/g * prod(K), Cin/g)
+    cols = np.matmul(wm, xm).reshape(n, groups, cg, *kernel, *positions)
+    # offsets first, so that each offset's block is contiguous: (*K, N, g, Cout/g, *P)
+    order = (*range(3, 3 + dim), 0, 1, 2, *range(3 + dim, 3 + 2 * dim))
+    cols = np.ascontiguousarray(cols.transpose(order))
+    padded_size = [o + 2 * p for o, p in zip(out_spatial, padding)]
+    out = np.zeros((n, groups, cg, *padded_size), dtype=cols.dtype)
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        place = tuple(slice(i * d, i * d + s * (p - 1) + 1, s)
+                      for i, d, s, p in zip(offset, dilation, stride, positions))
+        out[(slice(None), slice(None), slice(None), *place)] += cols[offset]
+    crop = tuple(slice(p, p + o) for p, o in zip(padding, out_spatial))
+    return np.ascontiguousarray(out[(slice(None), slice(None), slice(None), *crop)]).reshape(n, cout, *out_spatial)
 
 
 def conv_weight_grad(x: np.ndarray, go: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
@@ -123,4 +134,6 @@ def conv_weight_grad(x: np.ndarray, go: np.ndarray, kernel: Sequence[int], strid
     dim = len(positions)
     gog = go.reshape(n, groups, o // groups, *positions).transpose(1, 2, 0, *range(3, 3 + dim))
     gm = np.ascontiguousarray(gog).reshape(groups, o // groups, -1)  # (g, O/g, N*P)
+    if groups == 1:
+        return (gm[0] @ cols[0]).reshape(o, c // groups, *kernel)
     return np.matmul(gm, cols).reshape(o, c // groups, *kernel)
