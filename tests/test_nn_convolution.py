@@ -254,3 +254,23 @@ def _unet(L: Any) -> Any:
 
 def test_unet_down_up_path(torch: Any) -> None:
     check_module(torch, _unet, lambda L, seed: [randn(L, seed, 2, 2, 8, 8)])
+
+
+@pytest.mark.parametrize("fn,shapes", [
+    (lambda F, x, w: F.conv_transpose2d(x, w, None, 2, 1, 1, 2), ((1, 4, 4, 3), (4, 3, 3, 2))),
+    (lambda F, x, w: F.conv_transpose1d(x, w, None, 2, 0, 1), ((2, 2, 5), (2, 3, 3))),
+    (lambda F, x, w: F.conv3d(x, w, None, 1, 1, 2), ((1, 2, 5, 4, 5), (3, 2, 2, 2, 2))),
+], ids=["transpose2d-groups", "transpose1d", "conv3d-dilated"])
+def test_double_backward(torch: Any, fn: Any, shapes: tuple) -> None:
+    """Gradients of gradients through convolution_backward (Convolution.cpp's _convolution_double_backward), input
+    and weight, float64."""
+    results = []
+    for L in (torch, D):
+        x = L.tensor(np.random.default_rng(0).standard_normal(shapes[0])).requires_grad_(True)
+        w = L.tensor(np.random.default_rng(1).standard_normal(shapes[1])).requires_grad_(True)
+        y = fn(L.nn.functional, x, w)
+        gx, gw = L.autograd.grad((y * y).sum(), [x, w], create_graph=True)
+        ggx, ggw = L.autograd.grad((gx * gx).sum() + (gw * gw).sum(), [x, w])
+        results.append([C.to_np(t) for t in (y, gx, gw, ggx, ggw)])
+    for a, b in zip(*results):
+        C.assert_close(a, b)
