@@ -3,7 +3,8 @@
 The model (written once against a module parameter ``m``, ``torch`` or ``dispatcher``, as ``nn`` modules with the
 same weights): Conv2d(1, 8, 3, padding=1) - ReLU - max_pool2d(2) - Conv2d(8, 16, 3) - ReLU - flatten -
 Linear(16 * 12 * 12, 10), on MNIST-shaped inputs (N, 1, 28, 28) for N = 1 and N = 16; then its second convolution
-and its pooling alone (where the time goes), and a ConvTranspose2d(16, 8, 2, stride=2) up-sampling step. Everything runs under
+and its pooling alone (where the time goes), a ConvTranspose2d(16, 8, 2, stride=2) up-sampling step, and the CNN's
+training step (forward + ``.sum().backward()``, autograd on). The forwards run under
 ``no_grad``, each library on one thread (``torch.set_num_threads(1)``; NumPy's BLAS limited to one thread through
 ``OPENBLAS_NUM_THREADS`` before it loads). Each figure is the median of
 ``REPEAT`` repeats of the best-sized loop, in microseconds per call; the ratio is ours / torch; the last column is
@@ -110,11 +111,36 @@ def rows() -> list[tuple[str, float, float | None, float | None]]:
                 t_torch = _time(lambda m=theirs, a=x_t: m(a))
                 diff = float(np.abs(theirs(x_t).numpy() - y_o).max())
         out.append((name, t_ours, t_torch, diff))
+    out.append(_train_row(rng))
     return out
 
 
+def _train_step(model: Any, x: Any) -> Any:
+    """Gradients reset, forward, ``.sum().backward()``; returns the first convolution's weight gradient."""
+    for p in model.parameters():
+        p.grad = None
+    model(x).sum().backward()
+    return model.conv1.weight.grad
+
+
+def _train_row(rng: np.random.Generator) -> tuple[str, float, float | None, float | None]:
+    """The CNN's training step (autograd on: convolution_backward, max_pool2d_with_indices_backward, ...)."""
+    x = rng.standard_normal((16, 1, 28, 28)).astype(np.float32)
+    ours = make_cnn(dispatcher)
+    x_o = dispatcher.from_numpy(x.copy())
+    t_ours = _time(lambda: _train_step(ours, x_o))
+    if torch is None:
+        return ("small CNN training step (forward + backward), N=16", t_ours, None, None)
+    theirs = make_cnn(torch)
+    _copy_weights(theirs, ours)
+    x_t = torch.from_numpy(x.copy())
+    t_torch = _time(lambda: _train_step(theirs, x_t))
+    diff = float(np.abs(_train_step(theirs, x_t).numpy() - _train_step(ours, x_o).numpy()).max())
+    return ("small CNN training step (forward + backward), N=16", t_ours, t_torch, diff)
+
+
 def main() -> None:
-    print("| eager forward (no_grad) | ours µs | torch µs | ours / torch | max abs diff |")
+    print("| eager (no_grad, but the training step) | ours µs | torch µs | ours / torch | max abs diff |")
     print("|---|---|---|---|---|")
     for name, t_ours, t_torch, diff in rows():
         if t_torch is None:
