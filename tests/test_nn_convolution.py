@@ -274,3 +274,16 @@ def test_double_backward(torch: Any, fn: Any, shapes: tuple) -> None:
         results.append([C.to_np(t) for t in (y, gx, gw, ggx, ggw)])
     for a, b in zip(*results):
         C.assert_close(a, b)
+
+
+@pytest.mark.parametrize("name", ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+                                  "Fold", "Unfold", "ZeroPad2d", "ConstantPad3d", "ReflectionPad1d", "ReplicationPad3d",
+                                  "CircularPad2d"])
+def test_constructor_signature_is_torch_s(torch: Any, name: str) -> None:
+    """The same parameter names, order and defaults (keyword use in user code must work the same)."""
+    import inspect
+
+    def params(cls: Any) -> list[tuple[str, Any]]:
+        return [(p.name, p.default) for p in inspect.signature(cls.__init__).parameters.values()]
+
+    assert params(getattr(D.nn, name)) == params(getattr(torch.nn, name))
