@@ -635,4 +635,14 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     # issue 17: allclose (CompositeExplicitAutograd) and equal (a CPU kernel, no Meta kernel), both returning bool
     OpDef("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", CEA, tags=()),
     OpDef("equal(Tensor self, Tensor other) -> bool", BACKEND, tags=()),
+    # --- metadata (TensorProperties.cpp): what a subclass with dispatch_sizes_strides_policy answers in Python ---
+    OpDef("dim(Tensor self) -> int", CIA, tags=()),
+    OpDef("numel(Tensor self) -> int", CIA, tags=()),
+    OpDef("sym_size.int(Tensor self, int dim) -> SymInt", CIA, tags=('core',)),
+    OpDef("sym_stride.int(Tensor self, int dim) -> SymInt", CIA, tags=('core',)),
+    OpDef("sym_numel(Tensor self) -> SymInt", CIA, tags=('core',)),
+    OpDef("sym_storage_offset(Tensor self) -> SymInt", CIA, tags=('core',)),
+    OpDef("is_contiguous(Tensor self) -> bool", CIA, tags=()),
+    OpDef("is_contiguous.memory_format(Tensor self, MemoryFormat memory_format) -> bool", CIA, tags=()),
+    OpDef("sym_is_contiguous(Tensor self, MemoryFormat memory_format=0) -> SymBool", CIA, tags=('core',)),
 )

@@ -23,6 +23,7 @@ KERNEL_MODULES = (
     "linalg", "linalg_matmul", "linalg_einsum",
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout",
+    "tensor_info",
 )
 
 _KIND_KEYS = {
@@ -94,4 +95,7 @@ def register_aten() -> Library:
             lib.impl(op.name, make_multi_output_view_kernel(overload), "ADInplaceOrView", with_keyset=True,
                      debug="registered at dispatcher/autograd/views.py")
     ATEN = lib
+    from .tensor_info import register_jit_ops  # TorchScript's metadata ops (aten::sym_size, prim::device, ...)
+
+    register_jit_ops()
     return lib
