@@ -189,6 +189,18 @@ class Tensor:
 
         return make_subclass(cls, data, require_grad, **kwargs)
 
+    def __deepcopy__(self, memo: dict) -> Any:
+        """``copy.deepcopy``: PyTorch's rules for leaves, wrapper subclasses and other subclasses (subclass_copy.py)."""
+        from .modes.subclass_copy import deepcopy_tensor
+
+        return deepcopy_tensor(self, memo)
+
+    def __reduce_ex__(self, proto: Any) -> Any:
+        """Pickling: a wrapper subclass is rebuilt from its metadata and state, as torch does (subclass_copy.py)."""
+        from .modes.subclass_copy import reduce_ex
+
+        return reduce_ex(self, proto)
+
     def as_subclass(self, cls: type) -> Any:
         """A ``cls`` instance aliasing this tensor's data, still attached to the autograd graph."""
         from .modes.subclass import as_subclass
