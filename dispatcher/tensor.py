@@ -374,11 +374,8 @@ class Tensor:
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         if self._python_policy & 1:
-            md = _md()
-            if dim is None:
-                return md.strides(self)
-            ndim = md.dim(self) if self._python_policy & 2 else len(self._shape)
-            return md.strides(self)[_wrap_dim(dim, ndim, "stride")]
+            strides = _md().strides(self)
+            return strides if dim is None else strides[_wrap_dim(dim, len(strides), "stride")]
         if dim is None:
             return self._stride
         return self._stride[_wrap_dim(dim, len(self._shape), "stride")]
@@ -547,7 +544,7 @@ class Tensor:
         if self._python_policy & 2:
             if self.dim() == 0:
                 raise TypeError("len() of a 0-d tensor")
-            return self.size(0)
+            return _md().sizes(self)[0]
         if not self._shape:
             raise TypeError("len() of a 0-d tensor")
         return self._shape[0]

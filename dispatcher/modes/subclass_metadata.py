@@ -26,7 +26,7 @@ policy                  query                                         op handed 
 
 A query is not a dispatcher call: the active dispatch modes see it first (the top one popped while it runs),
 then the tensor's class, as for an op at the Python key. ``None`` means "use the stored value" (except for
-``dim``, which must be an int); every handler returning ``NotImplemented`` is PyTorch's TypeError naming
+``dim``, ``device`` and ``layout``, which must answer); every handler returning ``NotImplemented`` is PyTorch's TypeError naming
 ``dispatcher.ops.aten.sym_size`` (torch: ``torch.ops.aten.sym_size``). ``size(d)`` / ``stride(d)`` under "sizes"
 ask ``dim`` first to wrap ``d``, as PyTorch does.
 """
@@ -124,14 +124,16 @@ def is_contiguous(t: Any, memory_format: Any) -> bool:
 
 def device(t: Any) -> Any:
     r = ask(t, "prim", "device")
-    return t._device if r is None else r
+    if r is None:  # (PyTorch reads the answer as a device string)
+        raise RuntimeError("unpackString: expected bytes or unicode object")
+    return r
 
 
 def layout(t: Any) -> Any:
-    from ..memory_format import strided
-
     r = ask(t, "prim", "layout")
-    return strided if r is None else r
+    if r is None:
+        raise RuntimeError("layout returned invalid type NoneType, expected Layout")
+    return r
 
 
 def data_ptr_numel(t: Any) -> int:

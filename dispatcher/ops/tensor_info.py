@@ -69,17 +69,32 @@ def sym_is_contiguous(self: Any, memory_format: Any = 0) -> bool:
 
 
 # --- TorchScript's operators (register_prim_ops.cpp): callable through torch.ops, absent from dispatch tables --------
+def _ask_policy(self: Any, name: str, *extra: Any) -> Any:
+    """A tensor with a custom strides policy answers in ``__torch_dispatch__`` (None: the stored geometry's answer)."""
+    if not self._python_policy & 1:
+        return None
+    from ..modes.subclass_metadata import ask
+
+    return ask(self, "aten", name, *extra)
+
+
 def _is_strides_like_format(self: Any, memory_format: Any) -> bool:
     """``TensorImpl::is_strides_like(memory_format)``: channels-last strides for channels_last (4-d) and
     channels_last_3d (5-d); False for every other format."""
+    answer = _ask_policy(self, "is_strides_like_format", as_memory_format(memory_format))
+    if answer is not None:
+        return bool(answer)
     code = as_memory_format(memory_format).code
     check = {2: is_channels_last_strides_2d, 3: is_channels_last_strides_3d}.get(code)
-    return check is not None and check(tuple(self.size()), tuple(self.stride()))
+    return check is not None and check(self._shape, self._stride)
 
 
 def _is_non_overlapping_and_dense(self: Any) -> bool:
     """No two elements share memory and the elements fill a dense block, in some order of the dims."""
-    sizes, strides = tuple(self.size()), tuple(self.stride())
+    answer = _ask_policy(self, "is_non_overlapping_and_dense")
+    if answer is not None:
+        return bool(answer)
+    sizes, strides = self._shape, self._stride
     if any(s == 0 for s in sizes):
         return True
     expected = 1
@@ -95,6 +110,8 @@ def _is_non_overlapping_and_dense(self: Any) -> bool:
 JIT_OPS: tuple[tuple[str, Any], ...] = (
     ("aten::sym_size(Tensor self) -> SymInt[]", lambda self: tuple(self.size())),
     ("aten::sym_stride(Tensor self) -> SymInt[]", lambda self: tuple(self.stride())),
+    ("aten::size(Tensor self) -> int[]", lambda self: list(self.size())),
+    ("aten::stride(Tensor self) -> int[]", lambda self: list(self.stride())),
     ("aten::is_strides_like_format(Tensor self, MemoryFormat memory_format) -> bool", _is_strides_like_format),
     ("aten::is_non_overlapping_and_dense(Tensor self) -> bool", _is_non_overlapping_and_dense),
     ("prim::device(Tensor a) -> Device", lambda a: a.device),
