@@ -85,6 +85,14 @@ def _argument_values(func: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
     return values
 
 
+def _take_geometry(wrapper: Tensor, new: Tensor) -> None:
+    """An in-place view op (``t_``, ``unsqueeze_``, ...) on a wrapper changes the wrapper's own sizes and strides
+    to the inner result's (PyTorch reruns the op on the outer tensor's metadata)."""
+    wrapper._shape, wrapper._stride = tuple(new._shape), tuple(new._stride)
+    wrapper._storage_offset = new._storage_offset
+    wrapper._contiguous = new._contiguous
+
+
 def return_and_correct_aliasing(func: Any, args: tuple, kwargs: dict | None, out: Any) -> Any:
     """``out`` with each mutated-alias return (``Tensor(a!)``) replaced by the argument it aliases.
 
@@ -96,6 +104,8 @@ def return_and_correct_aliasing(func: Any, args: tuple, kwargs: dict | None, out
     if not any(r.alias_info is not None and r.alias_info.is_write for r in returns):
         return out
     values = _argument_values(func, args, kwargs or {})
+    if "inplace_view" in func.tags and isinstance(out, Tensor) and args and isinstance(args[0], Tensor):
+        _take_geometry(args[0], out)
     by_set: dict[frozenset, Any] = {}
     for arg in schema.arguments:
         info = arg.alias_info
