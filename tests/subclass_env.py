@@ -64,3 +64,14 @@ def outcome(fn: Any) -> tuple:
 def both(torch: Any, program: Any) -> tuple[Any, Any]:
     """``program(E)`` run on torch and here (``torch``: the oracle fixture, so a missing torch skips)."""
     return program(env("torch")), program(env("ours"))
+
+
+def skip_logging_tensor_in_pytest_capture(monkeypatch: Any) -> None:
+    """(a fixture body) Records of the "LoggingTensor" logger carry (args, kwargs, results), not %-arguments:
+    pytest's capture handlers, when such a record reaches them (torch's logging setup can attach them to that
+    logger), cannot format it and fail the test; they skip those records."""
+    from _pytest.logging import LogCaptureHandler
+
+    handle = LogCaptureHandler.handle
+    monkeypatch.setattr(LogCaptureHandler, "handle",
+                        lambda self, record: False if record.name == "LoggingTensor" else handle(self, record))

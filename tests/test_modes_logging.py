@@ -16,18 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.subclass_env import both
+from tests.subclass_env import both, skip_logging_tensor_in_pytest_capture
 
-
-@pytest.fixture(autouse=True)
-def _pytest_capture_skips_logging_tensor(monkeypatch: Any) -> None:
-    """Records of the "LoggingTensor" logger carry (args, kwargs, results), not %-arguments: pytest's own capture
-    handlers, when such a record reaches them, cannot format it and would fail the test (torch's records too)."""
-    from _pytest.logging import LogCaptureHandler
-
-    handle = LogCaptureHandler.handle
-    monkeypatch.setattr(LogCaptureHandler, "handle",
-                        lambda self, record: False if record.name == "LoggingTensor" else handle(self, record))
+_pytest_capture_skips_logging_tensor = pytest.fixture(autouse=True)(skip_logging_tensor_in_pytest_capture)
 
 
 def _basic(E: Any) -> list:

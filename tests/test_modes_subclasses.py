@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.subclass_env import both, outcome
+from tests.subclass_env import both, outcome, skip_logging_tensor_in_pytest_capture
+
+_pytest_capture_skips_logging_tensor = pytest.fixture(autouse=True)(skip_logging_tensor_in_pytest_capture)
 
 
 def _errors(E: Any) -> tuple[type, type]:
