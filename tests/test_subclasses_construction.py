@@ -359,3 +359,26 @@ def _make_subclass_under_mode(E: Any) -> str:
 def test_make_subclass_under_a_mode(torch: Any) -> None:
     theirs, ours = both(torch, _make_subclass_under_mode)
     assert ours == theirs == "SubTensor"
+
+
+def _disabled_impls(E: Any) -> list:
+    class NoDispatch(E.T.Tensor):
+        __torch_dispatch__ = E.T._C._disabled_torch_dispatch_impl
+
+    class NoFunction(E.T.Tensor):
+        __torch_function__ = E.T._C._disabled_torch_function_impl
+
+    class Plain(E.T.Tensor):
+        pass
+
+    keys = [E.T._C._dispatch_keys(cls(E.T.ones(2))).has(E.T._C.DispatchKey.Python)
+            for cls in (NoDispatch, NoFunction, Plain)]
+    results = [type(cls(E.T.ones(2)) + 1).__name__ for cls in (NoDispatch, NoFunction, Plain)]
+    return keys + results
+
+
+def test_disabled_torch_function_and_dispatch_impls(torch: Any) -> None:
+    """``_disabled_torch_dispatch_impl`` is Tensor's own (no Python key); ``_disabled_torch_function_impl`` turns off
+    the wrapping of results into the subclass."""
+    theirs, ours = both(torch, _disabled_impls)
+    assert ours == theirs
