@@ -12,6 +12,7 @@ Each program runs on both libraries; the outcomes must be equal.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -426,4 +427,32 @@ def _view_alias(E: Any) -> list:
 @pytest.mark.parametrize("program", [_view_alias])
 def test_views_under_a_mode_are_fresh_tensors(torch: Any, program: Any) -> None:
     theirs, ours = both(torch, program)
+    assert ours == theirs
+
+
+def _infra_under_make_fx(E: Any, pre_dispatch: bool) -> list:
+    pd = E.pd
+    key = E.T._C._TorchDispatchModeKey.PROXY if E.name == "torch" else pd.TorchDispatchModeKey.PROXY
+    seen: list = []
+
+    def f(x):
+        seen.append(type(pd._detect_infra_mode(key)).__name__)
+        seen.append((pd.any_torch_dispatch_mode_on_stack(), pd.is_in_any_mode_without_ignore_compile_internals(),
+                     pd.is_in_torch_dispatch_mode(), pd.is_in_torch_dispatch_mode(include_infra_modes=False)))
+        with contextlib.contextmanager(pd._disable_infra_mode)(key) as mode:
+            seen.append(type(mode).__name__)
+            y = x.cos()  # not recorded
+        return x.sin() + y.detach() * 0
+
+    code = E.make_fx(f, pre_dispatch=pre_dispatch)(E.T.randn(2)).code
+    seen.append(pd._detect_infra_mode(key) is None)
+    seen.append("cos" in code)
+    return seen
+
+
+@pytest.mark.parametrize("pre_dispatch", [False, True])
+def test_infra_modes_during_make_fx(torch: Any, pre_dispatch: bool) -> None:
+    """``_detect_infra_mode(PROXY)`` finds make_fx's mode (on the pre-dispatch stack with pre_dispatch=True); with
+    it unset, ops are not recorded; it does not count as a user mode."""
+    theirs, ours = both(torch, lambda E: _infra_under_make_fx(E, pre_dispatch))
     assert ours == theirs

@@ -14,7 +14,8 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from dispatcher.modes.dispatch_mode import TorchDispatchModeKey, _push_mode, _unset_dispatch_mode
+from dispatcher.modes.dispatch_mode import TorchDispatchModeKey
+from dispatcher.utils._python_dispatch import _disable_infra_mode
 
 from . import pytree
 from .graph_module import GraphModule
@@ -22,21 +23,9 @@ from .proxy_tensor import make_fx
 
 
 @contextlib.contextmanager
-def _disable_infra_mode(key: TorchDispatchModeKey) -> Iterator[Any]:
-    """Take the infra mode with ``key`` (PROXY or FUNCTIONAL) off the stack for the body; yields it (or None)."""
-    if key not in (TorchDispatchModeKey.PROXY, TorchDispatchModeKey.FUNCTIONAL):
-        raise AssertionError(f"_disable_infra_mode: expected PROXY or FUNCTIONAL, got {key}")
-    mode = _unset_dispatch_mode(key)
-    try:
-        yield mode
-    finally:
-        if mode is not None:
-            _push_mode(mode)
-
-
-def disable_proxy_modes_tracing() -> contextlib.AbstractContextManager[Any]:
+def disable_proxy_modes_tracing() -> Iterator[Any]:
     """The active ProxyTorchDispatchMode (if any) is off for the body: ops run untraced."""
-    return _disable_infra_mode(TorchDispatchModeKey.PROXY)
+    return _disable_infra_mode(TorchDispatchModeKey.PROXY)  # (a generator: contextmanager drives it)
 
 
 def wrapper_and_args_for_make_fx(func: Callable[..., Any], args: tuple, kwargs: dict

@@ -18,18 +18,25 @@ subclasses, the ones tracing and fake tensors can see through:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..modes.dispatch_mode import (
+    BaseTorchDispatchMode,
     TorchDispatchMode,
+    TorchDispatchModeKey,
     _disable_current_modes,
     _get_current_dispatch_mode,
     _get_current_dispatch_mode_stack,
+    _get_dispatch_mode,
+    _get_dispatch_mode_pre_dispatch,
+    _get_dispatch_stack_at,
     _len_torch_dispatch_stack,
     _pop_mode,
     _pop_mode_temporarily,
     _push_mode,
+    _unset_dispatch_mode,
+    unset_mode_pre_dispatch,
 )
 from ..tensor import Tensor
 from ..tls import per_thread
@@ -37,10 +44,68 @@ from ..tls import per_thread
 
 def is_in_torch_dispatch_mode(include_infra_modes: bool = True) -> bool:
     """A dispatch mode is on this thread's stack (``include_infra_modes=False``: one that is not an infra mode)."""
-    stack = per_thread.s.dispatch_mode_stack
+    s = per_thread.s
+    stack = s.dispatch_mode_stack + s.pre_dispatch_mode_stack  # (torch counts entered modes of both stacks)
     if include_infra_modes:
         return bool(stack)
     return any(not m.is_infra_mode() for m in stack)
+
+
+def any_torch_dispatch_mode_on_stack() -> bool:
+    """A mode on the stack that is neither an infra mode nor one that ignores compile internals."""
+    for idx in range(_len_torch_dispatch_stack()):
+        mode = _get_dispatch_stack_at(idx)
+        if mode.is_infra_mode() or mode.ignore_compile_internals():
+            continue
+        return True
+    return False
+
+
+def is_in_any_mode_without_ignore_compile_internals() -> bool:
+    """A mode is active that does not ignore compile internals (torch keeps a counter; the stack says the same)."""
+    return any(not m.ignore_compile_internals() for m in per_thread.s.dispatch_mode_stack)
+
+
+def _check_infra_key(key: TorchDispatchModeKey) -> None:
+    if key not in (TorchDispatchModeKey.FUNCTIONAL, TorchDispatchModeKey.PROXY):
+        raise AssertionError(f"expected an infra mode key (FUNCTIONAL or PROXY), got {key}")
+
+
+def _detect_infra_mode(key: TorchDispatchModeKey) -> Any:
+    """The active infra mode with ``key``, on the pre-dispatch stack or the regular one (never both), or None."""
+    _check_infra_key(key)
+    pre = _get_dispatch_mode_pre_dispatch(key)
+    post = _get_dispatch_mode(key)
+    if pre is not None and post is not None:
+        raise AssertionError("At most one active infra mode should be present for the key")
+    return post if pre is None else pre
+
+
+def _unset_infra_mode(key: TorchDispatchModeKey) -> Any:
+    """Remove and return the infra mode with ``key`` from whichever stack holds it (None if it is not active)."""
+    pre = _get_dispatch_mode_pre_dispatch(key)
+    post = _get_dispatch_mode(key)
+    if pre is not None and post is not None:
+        raise AssertionError("Can't have active infra mode on both pre and post dispatch mode stack")
+    if pre is not None:
+        return unset_mode_pre_dispatch(key)
+    if post is not None:
+        return _unset_dispatch_mode(key)
+    return None
+
+
+def _disable_infra_mode(key: TorchDispatchModeKey) -> Iterator[Any]:
+    """A generator (as in torch 2.13, not itself a context manager; ``disable_proxy_modes_tracing`` wraps it): the
+    infra mode with ``key`` (PROXY or FUNCTIONAL) is off until it resumes, then pushed back to its stack; yields
+    it, or None."""
+    if key not in (TorchDispatchModeKey.FUNCTIONAL, TorchDispatchModeKey.PROXY):
+        raise AssertionError("key must be either FUNCTIONAL or PROXY _TorchDispatchModeKey")
+    mode = _unset_infra_mode(key)
+    try:
+        yield mode
+    finally:
+        if mode is not None:
+            _push_mode(mode)
 
 
 def is_traceable_wrapper_subclass(t: object) -> bool:
@@ -124,7 +189,14 @@ def return_and_correct_aliasing(func: Any, args: tuple, kwargs: dict | None, out
 
 
 __all__ = [
+    "BaseTorchDispatchMode",
     "TorchDispatchMode",
+    "TorchDispatchModeKey",
+    "_detect_infra_mode",
+    "_disable_infra_mode",
+    "_unset_infra_mode",
+    "any_torch_dispatch_mode_on_stack",
+    "is_in_any_mode_without_ignore_compile_internals",
     "_disable_current_modes",
     "_get_current_dispatch_mode",
     "_get_current_dispatch_mode_stack",
