@@ -382,3 +382,25 @@ def test_disabled_torch_function_and_dispatch_impls(torch: Any) -> None:
     the wrapping of results into the subclass."""
     theirs, ours = both(torch, _disabled_impls)
     assert ours == theirs
+
+
+def _save_load(E: Any) -> list:
+    import io
+
+    x = E.lt.LoggingTensor(E.T.arange(3))
+    f = io.BytesIO()
+    E.T.save(x, f)
+    f.seek(0)
+    refused = outcome(lambda: E.T.load(f))[:2]
+    f.seek(0)
+    with E.T.serialization.safe_globals([E.lt.LoggingTensor]):
+        loaded = E.T.load(f)
+    return [refused, type(loaded).__name__, repr(loaded.dtype), loaded.elem.tolist(), loaded is x,
+            tuple(loaded.shape), loaded.stride()]
+
+
+def test_wrapper_subclass_save_and_load(torch: Any) -> None:
+    """test_wrapper_subclass_serializes: torch.save writes the wrapper's metadata and state; torch.load rebuilds it
+    once its class is an allowed global."""
+    theirs, ours = both(torch, _save_load)
+    assert ours == theirs
