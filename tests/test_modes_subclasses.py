@@ -456,3 +456,57 @@ def test_infra_modes_during_make_fx(torch: Any, pre_dispatch: bool) -> None:
     it unset, ops are not recorded; it does not count as a user mode."""
     theirs, ours = both(torch, lambda E: _infra_under_make_fx(E, pre_dispatch))
     assert ours == theirs
+
+
+def _global_enter_and_subclass_like(E: Any) -> list:
+    import weakref
+
+    v = E.lt.LoggingTensorMode()
+    v_ref = weakref.ref(v)
+    v.__enter__()
+    del v  # the mode stack is now the only owner
+    try:
+        inside = [str(E.T.rand(2)).startswith("tensor("), E.T._C._dispatch_isTensorSubclassLike(E.T.empty(0))]
+    finally:
+        v_ref().__exit__(None, None, None)
+    return inside + [E.T._C._dispatch_isTensorSubclassLike(E.T.empty(0)),
+                     E.T._C._dispatch_isTensorSubclassLike(E.lt.LoggingTensor(E.T.empty(0))),
+                     E.pd._get_current_dispatch_mode_stack() == []]
+
+
+def test_entered_mode_owned_by_the_stack_and_subclass_likeness(torch: Any) -> None:
+    """test_global_enter and test_standard_is_not_subclass."""
+    theirs, ours = both(torch, _global_enter_and_subclass_like)
+    assert ours == theirs
+
+
+def _contiguous_slow_path(E: Any, wrapper: bool) -> list:
+    data = E.T.randn(3, 3)
+    answers = {"contiguous": data.clone(), "not_contiguous": data.clone().t()}
+    out = []
+    for name in (None, "contiguous", "not_contiguous"):
+        class Example(E.T.Tensor):
+            @staticmethod
+            def __new__(cls, d):
+                if wrapper:
+                    return E.T.Tensor._make_wrapper_subclass(cls, d.size(), device=d.device, dtype=d.dtype,
+                                                             layout=d.layout, requires_grad=True,
+                                                             dispatch_sizes_strides_policy="strides")
+                return E.T.Tensor._make_subclass(cls, d, True, dispatch_sizes_strides_policy="strides")
+
+            @classmethod
+            def __torch_dispatch__(cls, func, types, args, kwargs, name=name):
+                if name is not None and func.overloadpacket == E.T.ops.aten.is_contiguous:
+                    return answers[name].is_contiguous()
+                return NotImplemented
+
+        e = Example(E.T.randn(3, 3))
+        out.append(outcome(e.is_contiguous))
+        out.append(outcome(lambda e=e: e.contiguous() is e)[:2])
+    return out
+
+
+@pytest.mark.parametrize("wrapper", [True, False])
+def test_is_contiguous_slow_path(torch: Any, wrapper: bool) -> None:
+    theirs, ours = both(torch, lambda E: _contiguous_slow_path(E, wrapper))
+    assert ours == theirs
