@@ -141,6 +141,9 @@ OPS = {
     "split": lambda T, x, y: T.split(x, 1),
     "maximum_out": lambda T, x, y: T.ops.aten.maximum.out(x, y, out=y),
     "getitem_stride": lambda T, x, y: x[:, 0],
+    "index": lambda T, x, y: x[T.tensor([1, 0])],
+    "native_batch_norm": lambda T, x, y: T.ops.aten.native_batch_norm.default(x, None, None, None, None, True, 0.1,
+                                                                              1e-5),
 }
 
 
