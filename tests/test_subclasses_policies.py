@@ -37,6 +37,8 @@ QUERIES = {
     "device": lambda e: str(e.device),
     "is_meta": lambda e: e.is_meta,
     "layout": lambda e: repr(e.layout),
+    "type_as": lambda e: str(e.__class__._T.rand(1).type_as(e).device),
+    "data_ptr_is_set": lambda e: e.data_ptr() != 0,
 }
 
 #: what the handler answers: NotImplemented for everything, None for everything, or its own values
@@ -95,10 +97,10 @@ def _program(E: Any, wrapper: bool, policy: str, answer: str, query: str, with_m
 # the binding, TensorBase::contiguous and the kernel, and sym_size for autograd's input metadata, before the clone)
 CASES = [pytest.param(w, p, a, q, False, id=f"{'wrapper' if w else 'make_subclass'}-{p}-{a}-{q}")
          for w in (True, False) for p in ("strides", "sizes") for a in ANSWERS
-         for q in QUERIES if q not in ("device", "is_meta", "layout")
+         for q in QUERIES if q not in ("device", "is_meta", "layout", "type_as")
          and not (q == "contiguous_returns_self" and a == "own_values")]
 CASES += [pytest.param(True, "device_layout", a, q, False, id=f"wrapper-device_layout-{a}-{q}")
-          for a in ANSWERS for q in ("device", "is_meta", "layout", "size")]
+          for a in ANSWERS for q in ("device", "is_meta", "layout", "size", "type_as")]
 CASES += [pytest.param(w, "sizes", "none_but_dim", q, True, id=f"{'wrapper' if w else 'make_subclass'}-mode-{q}")
           for w in (True, False) for q in ("size", "size_dim", "stride", "is_contiguous")]
 
