@@ -510,3 +510,18 @@ def _contiguous_slow_path(E: Any, wrapper: bool) -> list:
 def test_is_contiguous_slow_path(torch: Any, wrapper: bool) -> None:
     theirs, ours = both(torch, lambda E: _contiguous_slow_path(E, wrapper))
     assert ours == theirs
+
+
+def test_mode_returning_too_many_values() -> None:
+    """test_mode_returning_too_many_values: a RuntimeError saying how many values the schema returns (compared with
+    the text torch's test expects: the installed torch build crashes on this program instead)."""
+    import dispatcher as D
+    from dispatcher.utils._python_dispatch import TorchDispatchMode
+
+    class TooMany(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return (D.ones(2), D.ones(2), D.ones(2))
+
+    t = D.ones(2)
+    with pytest.raises(RuntimeError, match="to return 2 values"), TooMany():
+        D.ops.aten.max.dim(t, 0)
