@@ -303,3 +303,20 @@ def _dispatch_library(kind: str, name: str, dispatch: str, file: str = "/dev/nul
                       linenum: int = 0) -> _DispatchModule:
     """``torch._C._dispatch_library``: open a registration block (``kind`` DEF, IMPL or FRAGMENT)."""
     return _DispatchModule(kind, name, dispatch, file, linenum)
+
+
+# --- subclass helpers under torch._C's names (modes/function_mode.py, python_key.py) ---
+from .modes.function_mode import _disabled_torch_function_impl  # noqa: E402
+from .python_key import disabled_torch_dispatch_impl as _disabled_torch_dispatch_impl  # noqa: E402
+
+__all__ += ["_disabled_torch_dispatch_impl", "_disabled_torch_function_impl"]
+
+
+def _dispatch_isTensorSubclassLike(tensor: Any) -> bool:  # noqa: N802 - torch's name
+    """``at::isTensorSubclassLike``: a dispatch mode is active, or ``tensor`` carries the Python key."""
+    from .ops.composite import is_tensor_subclass_like
+
+    return is_tensor_subclass_like(tensor)
+
+
+__all__ += ["_dispatch_isTensorSubclassLike"]

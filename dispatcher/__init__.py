@@ -38,11 +38,17 @@ from .explain import DispatchExplanation, explain_dispatch
 from .keys import DispatchKey
 from .keyset import DispatchKeySet, full_after
 from .library import Library, fallthrough_kernel
-from .memory_format import (  # torch.preserve_format etc. (generated graph code names them so)
+from .memory_format import (  # torch.preserve_format etc. (generated graph code names them so)  # noqa: E402, F401
     channels_last,
     channels_last_3d,
     contiguous_format,
+    jagged,
     preserve_format,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
     strided,
 )
 from .op_overload import OpOverload, OpOverloadPacket

@@ -47,7 +47,15 @@ _FORMATS = {f.code: f for f in (contiguous_format, preserve_format, channels_las
 
 strided = layout("strided", 0)
 sparse_coo = layout("sparse_coo", 1)
-_LAYOUTS = {0: strided, 1: sparse_coo}
+# (no tensor of these layouts exists here; a subclass with ``dispatch_layout=True`` may still report one)
+sparse_csr = layout("sparse_csr", 2)
+_mkldnn = layout("_mkldnn", 3)
+sparse_csc = layout("sparse_csc", 4)
+sparse_bsr = layout("sparse_bsr", 5)
+sparse_bsc = layout("sparse_bsc", 6)
+jagged = layout("jagged", 7)
+_LAYOUTS = {lay.code: lay for lay in (strided, sparse_coo, sparse_csr, _mkldnn, sparse_csc, sparse_bsr, sparse_bsc,
+                                      jagged)}
 
 
 def as_memory_format(value: Any, default: memory_format = preserve_format) -> memory_format:

@@ -177,8 +177,13 @@ def _check_result(op: Any, ret: Any) -> Any:
     if kind == 1:
         if ret is not None and getattr(ret, "_key_set", None) is None:
             raise RuntimeError(f"Unable to cast {ret} to Tensor")
-    elif kind == 2 and ret.__class__ is list:
-        return tuple(ret)
+    elif kind == 2:
+        if ret.__class__ is list:
+            ret = tuple(ret)
+        n = len(op._schema.returns)
+        if ret.__class__ is tuple and len(ret) != n:  # (torch's pushPyOutToStack checks the count; wording ours)
+            raise RuntimeError(f"Expected __torch_dispatch__ for {op.name()} to return {n} values, but it returned "
+                               f"{len(ret)}")
     return ret
 
 

@@ -149,21 +149,38 @@ class Tensor:
     _attr_version: int = 0  #: views: the version counter value when the grad_fn was last set
     _creation_meta: int = 0  #: views: autograd's CreationMeta (0 DEFAULT, 2 MULTI_OUTPUT_NODE, 3 NO_GRAD_MODE)
     _view_fn: Any = None  #: views of Python-key tensors: the view ops replaying it from ``_base`` (autograd/views.py)
+    _python_policy: int = 0  #: metadata answered by ``__torch_dispatch__`` (bits of modes/subclass_metadata.py)
 
     #: Tensor's own ``__torch_dispatch__`` is the "disabled" one: a subclass gets the Python key only if it
     #: overrides it (see modes/subclass.py)
     __torch_dispatch__ = staticmethod(disabled_torch_dispatch_impl)
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """The legacy constructor: ``Tensor()``, ``Tensor(other)``, ``Tensor(2, 3)``, ``Tensor([1., 2.])``, and the
+        same through a subclass, ``SubTensor(data)`` (modes/legacy_ctor.py). Kernels build tensors with
+        ``_from_storage`` / ``_wrap_contiguous``, never through here."""
+        from .modes.legacy_ctor import legacy_new
+
+        return legacy_new(cls, args, kwargs)
+
     # --- subclasses (modes/subclass.py) ------------------------------------------------------------
     @staticmethod
     def _make_wrapper_subclass(cls: type, size: Any, strides: Any = None, storage_offset: Any = None,
                                memory_format: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
-                               pin_memory: bool = False, requires_grad: bool = False, **kwargs: Any) -> Any:
-        """A ``cls`` instance with this metadata, no storage and the Python key (the base of a wrapper subclass)."""
+                               pin_memory: bool = False, requires_grad: bool = False,
+                               dispatch_sizes_strides_policy: str | None = None, dispatch_device: bool = False,
+                               dispatch_layout: bool = False, _extra_dispatch_keys: Any = None,
+                               storage_size: Any = None) -> Any:
+        """A ``cls`` instance with this metadata, no storage and the Python key (the base of a wrapper subclass).
+
+        torch's full argument list, positionally too; ``dispatch_sizes_strides_policy`` ("strides" / "sizes"),
+        ``dispatch_device`` and ``dispatch_layout`` make those metadata queries go to ``cls.__torch_dispatch__``
+        (modes/subclass_metadata.py)."""
         from .modes.subclass import make_wrapper_subclass
 
         return make_wrapper_subclass(cls, size, strides, storage_offset, memory_format, dtype, layout, device,
-                                     pin_memory, requires_grad, **kwargs)
+                                     pin_memory, requires_grad, dispatch_sizes_strides_policy, dispatch_device,
+                                     dispatch_layout, _extra_dispatch_keys, storage_size)
 
     @staticmethod
     def _make_subclass(cls: type, data: Tensor, require_grad: bool = False, **kwargs: Any) -> Any:
@@ -171,6 +188,18 @@ class Tensor:
         from .modes.subclass import make_subclass
 
         return make_subclass(cls, data, require_grad, **kwargs)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        """``copy.deepcopy``: PyTorch's rules for leaves, wrapper subclasses and other subclasses (subclass_copy.py)."""
+        from .modes.subclass_copy import deepcopy_tensor
+
+        return deepcopy_tensor(self, memo)
+
+    def __reduce_ex__(self, proto: Any) -> Any:
+        """Pickling: a wrapper subclass is rebuilt from its metadata and state, as torch does (subclass_copy.py)."""
+        from .modes.subclass_copy import reduce_ex
+
+        return reduce_ex(self, proto)
 
     def as_subclass(self, cls: type) -> Any:
         """A ``cls`` instance aliasing this tensor's data, still attached to the autograd graph."""
@@ -323,33 +352,52 @@ class Tensor:
             t._creation_meta = meta
         return t
 
-    # --- metadata ---------------------------------------------------------------------------
+    # --- metadata -----------------------------------------------------------------------------
+    # A tensor made with ``dispatch_sizes_strides_policy`` / ``dispatch_device`` / ``dispatch_layout`` has bits in
+    # ``_python_policy``: those queries are answered by its ``__torch_dispatch__`` (modes/subclass_metadata.py).
     @property
     def shape(self) -> Size:
+        if self._python_policy & 2:
+            return Size(_md().sizes(self))
         return Size(self._shape)
 
     def size(self, dim: int | None = None) -> Size | int:
+        if self._python_policy & 2:
+            md = _md()
+            if dim is None:
+                return Size(md.sizes(self))
+            d = _wrap_dim(dim, md.dim(self), "size")
+            return md.sizes(self)[d]
         if dim is None:
             return Size(self._shape)
         return self._shape[_wrap_dim(dim, len(self._shape), "size")]
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        if self._python_policy & 1:
+            strides = _md().strides(self)
+            return strides if dim is None else strides[_wrap_dim(dim, len(strides), "stride")]
         if dim is None:
             return self._stride
         return self._stride[_wrap_dim(dim, len(self._shape), "stride")]
 
     def storage_offset(self) -> int:
+        if self._python_policy & 2:
+            return _md().storage_offset(self)
         return self._storage_offset
 
     def dim(self) -> int:
+        if self._python_policy & 2:
+            return _md().dim(self)
         return len(self._shape)
 
     ndim = property(dim)
 
     def ndimension(self) -> int:
-        return len(self._shape)
+        return self.dim()
 
     def numel(self) -> int:
+        if self._python_policy & 2:
+            return _md().numel(self)
         n = 1
         for s in self._shape:
             n *= s
@@ -363,20 +411,24 @@ class Tensor:
 
     @property
     def device(self) -> device:
+        if self._python_policy & 4:
+            return _md().device(self)
         return self._device
 
     @property
     def layout(self) -> Any:
-        """``torch.strided``: every tensor of this library is a strided (dense) tensor."""
+        """``torch.strided``: every tensor of this library is a strided (dense) tensor (unless its subclass says)."""
+        if self._python_policy & 8:
+            return _md().layout(self)
         return _strided
 
     @property
     def is_meta(self) -> bool:
-        return self._device.type == "meta"
+        return self.device.type == "meta" if self._python_policy & 4 else self._device.type == "meta"
 
     @property
     def is_cpu(self) -> bool:
-        return self._device.type == "cpu"
+        return self.device.type == "cpu" if self._python_policy & 4 else self._device.type == "cpu"
 
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point
@@ -390,6 +442,11 @@ class Tensor:
     def is_contiguous(self, memory_format: Any = None) -> bool:
         """``is_contiguous(memory_format=torch.contiguous_format)``: laid out exactly as that format asks (row-major;
         NHWC for ``channels_last``, NDHWC for ``channels_last_3d``; ``preserve_format`` asks row-major too)."""
+        if self._python_policy & 1:
+            return _md().is_contiguous(self, memory_format)
+        return self._stored_is_contiguous(memory_format)
+
+    def _stored_is_contiguous(self, memory_format: Any = None) -> bool:
         if memory_format is None:
             return self._contiguous
         code = memory_format.code if isinstance(memory_format, _memory_format) else memory_format
@@ -474,6 +531,8 @@ class Tensor:
         return self._base is not None
 
     def data_ptr(self) -> int:
+        if self._python_policy & 2:
+            _md().data_ptr_numel(self)
         if self._storage is None:
             return 0
         return self._storage.__array_interface__["data"][0] + self._storage_offset * self._dtype.itemsize
@@ -482,6 +541,10 @@ class Tensor:
         return 0 if self._storage is None else self._storage.__array_interface__["data"][0]
 
     def __len__(self) -> int:
+        if self._python_policy & 2:
+            if self.dim() == 0:
+                raise TypeError("len() of a 0-d tensor")
+            return _md().sizes(self)[0]
         if not self._shape:
             raise TypeError("len() of a 0-d tensor")
         return self._shape[0]
@@ -489,10 +552,10 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
-    def __repr__(self) -> str:
+    def __repr__(self, *, tensor_contents: str | None = None) -> str:
         from .tensor_repr import tensor_repr
 
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents)
 
     def numpy(self) -> np.ndarray:
         """The values as a NumPy array sharing memory (like ``Tensor.numpy()``)."""
@@ -501,6 +564,13 @@ class Tensor:
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
+
+
+def _md() -> Any:
+    """modes/subclass_metadata.py (imported on first use: it imports the dispatcher)."""
+    from .modes import subclass_metadata
+
+    return subclass_metadata
 
 
 def _is_contiguous(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:

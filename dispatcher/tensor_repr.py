@@ -153,30 +153,58 @@ def _size_str(shape: tuple[int, ...]) -> str:
     return "size=" + str(tuple(shape))
 
 
-def tensor_repr(t: Any) -> str:
-    """``repr(t)`` as PyTorch prints it."""
-    prefix = "tensor("
+def _prefix(t: Any) -> str:
+    """``tensor(`` for a Tensor or a Parameter, else the subclass's name (``LoggingTensor(``), as torch prints."""
+    cls = type(t)
+    if cls.__name__ == "Tensor" or (cls.__name__ == "Parameter" and cls.__module__.startswith("dispatcher.")):
+        return "tensor("
+    return f"{cls.__name__}("
+
+
+def _values_through_dispatch(t: Any) -> np.ndarray:
+    """The values of a tensor without storage (a wrapper subclass), read with ops its ``__torch_dispatch__`` answers:
+    ``view(-1)``, then ``select`` and ``_local_scalar_dense`` of each element (torch's printer also reads a
+    wrapper through ops, so a subclass refusing them fails the same way)."""
+    from .op_overload import namespace
+
+    aten = namespace("aten")
+    flat = aten.view.default(t, [-1])
+    n = 1
+    for s in t._shape:
+        n *= s
+    items = [aten._local_scalar_dense.default(aten.select.int(flat, 0, i)) for i in range(n)]
+    return np.array(items, dtype=t._dtype.np_dtype).reshape(t._shape)
+
+
+def tensor_repr(t: Any, tensor_contents: str | None = None) -> str:
+    """``repr(t)`` as PyTorch prints it; ``tensor_contents`` replaces the values (``Tensor.__repr__``'s argument)."""
+    prefix = _prefix(t)
     indent = len(prefix)
     suffixes: list[str] = []
     dtype = t._dtype
     default = _dt.get_default_dtype()
     if t._device.type != "cpu":
         suffixes.append(f"device='{t._device}'")
-    if t._device.type == "meta" or t._data is None:
+    is_fake = type(t).__name__ == "FakeTensor"
+    if t._device.type == "meta" or is_fake:
         suffixes.append(_size_str(t._shape))
         if dtype is not default:
             suffixes.append(f"dtype={dtype!r}")
-        body = "..."
+        body = "..." if tensor_contents is None else tensor_contents
     elif t.numel() == 0:
         if len(t._shape) != 1:
             suffixes.append(_size_str(t._shape))
         if dtype is not default:
             suffixes.append(f"dtype={dtype!r}")
-        body = "[]"
+        body = "[]" if tensor_contents is None else tensor_contents
     else:
         if dtype not in (default, _dt.int64, _dt.bool, _default_complex(default)):
             suffixes.append(f"dtype={dtype!r}")
-        body = _tensor_str(np.asarray(t._data), dtype, indent)
+        if tensor_contents is not None:
+            body = tensor_contents
+        else:
+            values = np.asarray(t._data) if t._data is not None else _values_through_dispatch(t)
+            body = _tensor_str(values, dtype, indent)
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:
         name = type(grad_fn).__name__

@@ -42,6 +42,13 @@ class DT:
     name: str
 
 
+@dataclass(frozen=True)
+class MF:
+    """A memory-format placeholder (torch.channels_last / dispatcher.channels_last)."""
+
+    name: str
+
+
 class _Dev:
     def __repr__(self) -> str:
         return "DEV"
@@ -158,6 +165,8 @@ def build(sample: Sample, target: str, seed: int = 0) -> tuple[tuple, dict]:
             return tensor(make_array(x, rng))
         if isinstance(x, DT):
             return dtype(x.name)
+        if isinstance(x, MF):
+            return getattr(torch if target == "torch" else dispatcher, x.name)
         if x is DEV:
             return "meta" if target == "meta" else "cpu"
         if isinstance(x, list):
@@ -1776,6 +1785,25 @@ def _merged(infos: list[OpInfo]) -> dict[str, OpInfo]:
 
 OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
                                  + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_conv_pad())
+def _table_metadata() -> list[OpInfo]:
+    """The metadata ops (TensorProperties.cpp): what a subclass with a custom sizes/strides policy answers."""
+    L, F = "int64", "float64"
+    return [
+        OpInfo("dim", [S(T((3, 4))), S(T(())), S(T((2, 3, 4), L))]),
+        OpInfo("numel", [S(T((3, 4))), S(T((0, 2))), S(T(()))]),
+        OpInfo("sym_size.int", [S(T((3, 4)), 1), S(T((3, 4)), -1)], [S(T((3, 4)), 2)]),
+        OpInfo("sym_stride.int", [S(T((4, 3), F, "transposed"), 0), S(T((3, 4)), -1)], [S(T((3, 4)), -3)]),
+        OpInfo("sym_numel", [S(T((3, 4))), S(T((0, 2)))]),
+        OpInfo("sym_storage_offset", [S(T((3, 4)))]),
+        OpInfo("is_contiguous", [S(T((3, 4))), S(T((4, 3), F, "transposed"))]),
+        OpInfo("is_contiguous.memory_format", [S(T((2, 3, 4, 5)), MF("channels_last")),
+                                               S(T((3, 4)), MF("contiguous_format"))]),
+        OpInfo("sym_is_contiguous", [S(T((3, 4))), S(T((4, 3), F, "transposed"))]),
+    ]
+
+
+OPS: dict[str, OpInfo] = {info.name: info for info in _table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
+                         + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_metadata()}
 
 
 def check_table() -> list[str]:

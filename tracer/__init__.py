@@ -19,6 +19,7 @@ from .compile_explain import explain
 from .compile_markers import allow_in_graph, disable, disable_module, disallow_in_graph, graph_break
 from .graph import OPCODES, Graph, GraphLintError, Namespace, Node, PyTreeInfo, map_aggregate, map_arg
 from .graph_module import GraphModule, PythonCode, python_code
+from .isolated import disable_proxy_modes_tracing, get_isolated_graphmodule
 from .proxy_tensor import ProxyTorchDispatchMode, TracingError, make_fx
 
 __all__ = [
@@ -43,6 +44,8 @@ __all__ = [
     "explain",
     "graph_break",
     "make_fx",
+    "disable_proxy_modes_tracing",
+    "get_isolated_graphmodule",
     "map_aggregate",
     "map_arg",
     "pytree",

@@ -60,6 +60,7 @@ FAMILIES: dict[str, str] = {
     "attention": "scaled_dot_product_attention and its CPU kernels",
     "embedding": "embedding, one_hot",
     "dropout": "dropout, native_dropout",
+    "tensor_info": "dim / numel / sym_size / sym_stride / is_contiguous (what a subclass's sizes-strides policy answers)",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -143,6 +143,20 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     return aten.masked_fill_.Scalar(self, mask, value)
 
 
+def index_put_(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """``Tensor.index_put_(indices, values, accumulate=False)``: ``aten.index_put_``."""
+    if accumulate:
+        return aten.index_put_.default(self, list(indices), values, accumulate)
+    return aten.index_put_.default(self, list(indices), values)
+
+
+def index_put(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """``Tensor.index_put(indices, values, accumulate=False)``: ``aten.index_put``."""
+    if accumulate:
+        return aten.index_put.default(self, list(indices), values, accumulate)
+    return aten.index_put.default(self, list(indices), values)
+
+
 def _nonzero_method(self: Tensor, *, as_tuple: bool = False) -> Any:
     result = aten.nonzero.default(self)
     if as_tuple:
@@ -163,3 +177,5 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.masked_fill = _masked_fill_method
     T.masked_fill_ = masked_fill_
     T.nonzero = _nonzero_method
+    T.index_put_ = index_put_
+    T.index_put = index_put

@@ -15,13 +15,23 @@ import numpy as np
 from ..tensor import Tensor
 
 
+def _has_python_key(self: Tensor) -> bool:
+    from ..tls import PYTHON_RAW
+
+    return bool(self._key_set & PYTHON_RAW)
+
+
 def tolist(self: Tensor) -> Any:
+    if _has_python_key(self):
+        raise RuntimeError(f".tolist() is not supported for tensor subclasses, got {type(self).__name__}")
     if self._data is None:
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
     return self._data.tolist()
 
 
 def numpy(self: Tensor, *, force: bool = False) -> Any:
+    if _has_python_key(self):
+        raise RuntimeError(".numpy() is not supported for tensor subclasses.")
     if self._device.type != "cpu":
         raise TypeError(f"can't convert {self._device.type} device type tensor to numpy. Use Tensor.cpu() to copy the "
                         "tensor to host memory first.")

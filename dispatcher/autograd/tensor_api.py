@@ -95,8 +95,12 @@ def set_data(t: Any, new_data: Any) -> None:
         raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
     if new_data._dtype is not t._dtype or new_data._device != t._device:
         t._autograd_meta = None  # a new AccumulateGrad is made for the new type (as PyTorch resets it)
+    from ..tls import PYTHON_MODE_KEYS_RAW
+
+    python_keys = t._key_set & PYTHON_MODE_KEYS_RAW  # (the subclass's Python key belongs to t's object, as in torch)
     for name in _GEOMETRY:
         setattr(t, name, getattr(new_data, name))
+    t._key_set |= python_keys
 
 
 def warn_non_leaf_grad(t: Any) -> None:

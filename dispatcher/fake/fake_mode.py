@@ -183,6 +183,15 @@ class FakeTensorMode(TorchDispatchMode):
             raise TypeError(f"from_tensor expects a Tensor, got {type(tensor).__name__}")
         if isinstance(tensor, FakeTensor) and tensor.fake_mode is self:
             return tensor
+        if type(tensor) is not Tensor and hasattr(tensor, "__tensor_flatten__") and not isinstance(tensor, FakeTensor):
+            # a traceable wrapper subclass: the same subclass around fakes of its inner tensors
+            # (torch's meta_utils rebuilds it with __tensor_unflatten__)
+            from ..utils._python_dispatch import transform_subclass
+
+            memo = self.tensor_memo.get(tensor)
+            if memo is None:
+                memo = self.tensor_memo[tensor] = transform_subclass(tensor, lambda _, inner: self.from_tensor(inner))
+            return memo
         return self.from_real_tensor(tensor)
 
     def from_real_tensor(self, t: Tensor, make_constant: bool = False) -> FakeTensor:

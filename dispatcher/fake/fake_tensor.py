@@ -112,7 +112,7 @@ class FakeTensor(Tensor):
         return [e.tolist() for e in self]
 
     def __repr__(self) -> str:
-        return "FakeTensor" + tensor_repr(self)[len("tensor"):]
+        return tensor_repr(self)
 
 
 _new = object.__new__

@@ -281,6 +281,12 @@ class _RestorePythonTLSSnapshot:
         self._saved = (s.included, s.excluded, s.tls_snapshot)
         included, excluded = s.tls_snapshot
         s.tls_snapshot = None
+        # whether modes are on is read off the mode stack, not the snapshot (PyTorch adds the Python key for modes
+        # when the stack is non-empty): a mode popped since the snapshot was taken does not come back with it
+        if s.dispatch_mode_stack:
+            included |= PYTHON_MODE_KEYS_RAW
+        else:
+            included &= ~PYTHON_MODE_KEYS_RAW
         set_raw_included(included)
         set_raw_excluded(excluded)
         return self

@@ -367,7 +367,11 @@ _default_torch_function.__name__ = _default_torch_function.__qualname__ = "__tor
 def _init_subclass(cls: type, **kwargs: Any) -> None:
     super(_TENSOR, cls).__init_subclass__(**kwargs)  # type: ignore[misc]
     if "__torch_dispatch__" in vars(cls) and "__torch_function__" not in vars(cls):
-        cls.__torch_function__ = _disabled_torch_function_impl  # as torch: defining __torch_dispatch__ opts out
+        from ..python_key import disabled_torch_dispatch_impl
+
+        # as torch: defining a __torch_dispatch__ of one's own opts out (Tensor's own, the disabled one, does not)
+        if getattr(cls, "__torch_dispatch__", None) is not disabled_torch_dispatch_impl:
+            cls.__torch_function__ = _disabled_torch_function_impl
     if _has_own_torch_function(cls):
         _ARMED.n += 1
 

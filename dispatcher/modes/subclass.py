@@ -30,6 +30,7 @@ from ..keyset import BACKEND_MASK, DispatchKeySet
 from ..python_key import disabled_torch_dispatch_impl
 from ..tensor import _KEY_SETS, Tensor, as_device, contiguous_strides
 from ..tls import PYTHON_MODE_KEYS_RAW, DisablePythonDispatcher, per_thread, pop_dispatch_mode, push_dispatch_mode
+from .subclass_metadata import policy_bits
 
 _NOT_A_TENSOR_SUBTYPE = (
     "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. Make sure your "
@@ -109,11 +110,7 @@ def make_wrapper_subclass(
     _check_tensor_subtype(cls)
     if not has_torch_dispatch(cls):
         raise TypeError(f"{cls.__name__} must define __torch_dispatch__")
-    if dispatch_sizes_strides_policy is not None or dispatch_device or dispatch_layout:
-        raise NotImplementedError(
-            "_make_wrapper_subclass: dispatch_sizes_strides_policy / dispatch_device / dispatch_layout (metadata "
-            "answered by Python) are not supported by dispatchkit"
-        )
+    policy = policy_bits(dispatch_sizes_strides_policy, dispatch_device, dispatch_layout)
     if layout is not None and "strided" not in str(layout) and layout != 0:
         raise NotImplementedError(f"_make_wrapper_subclass: only the strided layout exists here, got {layout}")
     shape = tuple(int(s) for s in size)
@@ -128,6 +125,8 @@ def make_wrapper_subclass(
     t._key_set |= PYTHON_MODE_KEYS_RAW
     if _extra_dispatch_keys is not None:
         t._key_set |= _extra_dispatch_keys.repr
+    if policy:
+        t._python_policy = policy
     _check_requires_grad(t, requires_grad)
     t.requires_grad = bool(requires_grad)
     return t
@@ -137,14 +136,23 @@ def make_subclass(
     cls: type,
     data: Tensor,
     require_grad: bool = False,
-    dispatch_strides: bool = False,
+    dispatch_sizes_strides_policy: str | None = None,
     dispatch_device: bool = False,
+    dispatch_layout: bool = False,
     device_for_backend_keys: Any = None,
+    dispatch_strides: bool = False,
 ) -> Tensor:
-    """``Tensor._make_subclass``: ``data.detach()`` re-typed as ``cls`` (same storage), a leaf."""
+    """``Tensor._make_subclass``: ``data.detach()`` re-typed as ``cls`` (same storage), a leaf.
+
+    ``dispatch_sizes_strides_policy`` / ``dispatch_device`` / ``dispatch_layout``: those metadata queries are
+    answered by ``cls.__torch_dispatch__`` (modes/subclass_metadata.py); ``dispatch_strides=True`` is the older
+    spelling of ``dispatch_sizes_strides_policy="strides"``.
+    """
     _check_tensor_subtype(cls)
-    if dispatch_strides or dispatch_device:
-        raise NotImplementedError("_make_subclass: dispatch_strides / dispatch_device are not supported by dispatchkit")
+    if not isinstance(data, Tensor):
+        raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not {type(data).__name__}")
+    policy = policy_bits("strides" if dispatch_strides and dispatch_sizes_strides_policy is None
+                         else dispatch_sizes_strides_policy, dispatch_device, dispatch_layout)
     from ..op_overload import namespace
 
     with _StashDispatchStack(), DisablePythonDispatcher():
@@ -159,6 +167,8 @@ def make_subclass(
     if device_for_backend_keys is not None:
         out._key_set = (out._key_set & ~_all_backend_key_sets()) | _KEY_SETS[as_device(device_for_backend_keys).type]
     _set_python_dispatch(out, cls)
+    if policy:
+        out._python_policy = policy
     return out
 
 

@@ -360,6 +360,13 @@ def _to_impl(self: Tensor, dtype: Any, layout: Any, device: Any, pin_memory: Any
     )
     if will_alias:
         return self
+    if layout is not None and not (layout == _STRIDED or str(layout).endswith("strided")):
+        from ..memory_format import as_layout
+
+        name = {"sparse_coo": "Sparse", "sparse_csr": "SparseCsr", "sparse_csc": "SparseCsc", "sparse_bsr": "SparseBsr",
+                "sparse_bsc": "SparseBsc", "jagged": "Jagged", "_mkldnn": "Mkldnn"}.get(as_layout(layout).name, "?")
+        raise RuntimeError("to(options) doesn't support converting to a different layout, but got self.layout being "
+                           f"Strided and options.layout set as {name}")
     kwargs: dict[str, Any] = {}
     if dtype is not None:
         kwargs["dtype"] = dtype
@@ -408,4 +415,6 @@ register_backend_select("to.dtype_layout")
 @impl("type_as", "CompositeImplicitAutograd")
 def type_as(self: Tensor, other: Tensor) -> Tensor:
     """``self.to(other.options())``: other's dtype, layout and device (``to.dtype_layout``)."""
-    return _op("to.dtype_layout")(self, dtype=other._dtype, layout=strided, device=other._device)
+    # (other's device / layout through the properties: a subclass may answer them, dispatch_device / dispatch_layout)
+    device = other.device  # (asked before the layout, as TensorOptions are read)
+    return _op("to.dtype_layout")(self, dtype=other._dtype, layout=other.layout, device=device)

@@ -658,4 +658,14 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor", BACKEND, tags=()),
     OpDef("_pad_circular(Tensor self, SymInt[] pad) -> Tensor", CIA, tags=()),
     OpDef("_pad_enum(Tensor self, SymInt[] pad, int mode, float? value=None) -> Tensor", CIA, tags=()),
+    # --- metadata (TensorProperties.cpp): what a subclass with dispatch_sizes_strides_policy answers in Python ---
+    OpDef("dim(Tensor self) -> int", CIA, tags=()),
+    OpDef("numel(Tensor self) -> int", CIA, tags=()),
+    OpDef("sym_size.int(Tensor self, int dim) -> SymInt", CIA, tags=('core',)),
+    OpDef("sym_stride.int(Tensor self, int dim) -> SymInt", CIA, tags=('core',)),
+    OpDef("sym_numel(Tensor self) -> SymInt", CIA, tags=('core',)),
+    OpDef("sym_storage_offset(Tensor self) -> SymInt", CIA, tags=('core',)),
+    OpDef("is_contiguous(Tensor self) -> bool", CIA, tags=()),
+    OpDef("is_contiguous.memory_format(Tensor self, MemoryFormat memory_format) -> bool", CIA, tags=()),
+    OpDef("sym_is_contiguous(Tensor self, MemoryFormat memory_format=0) -> SymBool", CIA, tags=('core',)),
 )

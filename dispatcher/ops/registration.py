@@ -24,6 +24,7 @@ KERNEL_MODULES = (
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout",
     "shape_padding", "convolution_fold",
+    "tensor_info",
 )
 
 _KIND_KEYS = {
@@ -95,4 +96,7 @@ def register_aten() -> Library:
             lib.impl(op.name, make_multi_output_view_kernel(overload), "ADInplaceOrView", with_keyset=True,
                      debug="registered at dispatcher/autograd/views.py")
     ATEN = lib
+    from .tensor_info import register_jit_ops  # TorchScript's metadata ops (aten::sym_size, prim::device, ...)
+
+    register_jit_ops()
     return lib

@@ -33,6 +33,8 @@ __all__ = ["CheckpointPickler"]
 _REBUILD_TENSOR = TorchGlobal("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter")
 _SIZE = TorchGlobal("torch", "Size")
+_REBUILD_FROM_TYPE = TorchGlobal("torch._tensor", "_rebuild_from_type_v2")
+_REBUILD_WRAPPER = TorchGlobal("torch._utils", "_rebuild_wrapper_subclass")
 _DEVICE = TorchGlobal("torch", "device")
 
 
@@ -100,6 +102,12 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined]
 
             if isinstance(obj, Parameter):
                 return _REBUILD_PARAMETER, (_PlainData(obj), obj.requires_grad, collections.OrderedDict())
+            from ..modes.subclass_copy import _obj_state, is_wrapper_subclass
+
+            if is_wrapper_subclass(obj):  # Tensor.__reduce_ex__'s wrapper-subclass form, under torch's names
+                args = (type(obj), obj.dtype, tuple(obj.size()), tuple(obj.stride()), obj.storage_offset(),
+                        TorchGlobal("torch", obj.layout.name), obj.device, obj.requires_grad)
+                return _REBUILD_FROM_TYPE, (_REBUILD_WRAPPER, type(obj), args, _obj_state(obj))
             return self._tensor_reduce(obj, obj.requires_grad)
         if cls is Size:
             return _SIZE, (tuple(obj),)

@@ -134,8 +134,16 @@ def _rebuild_parameter_with_state(data: Any, requires_grad: Any, backward_hooks:
 
 def _rebuild_from_type_v2(func: Any, new_type: Any, args: Any, state: Any) -> Any:
     """A tensor (or Parameter) with Python attributes: rebuilt by an allow-listed function, then the attributes."""
+    from ..modes.subclass_copy import _rebuild_wrapper_subclass, _set_obj_state
     from ..nn.parameter import Parameter
 
+    if func is _rebuild_wrapper_subclass:  # a wrapper subclass (its class was allowed to get here)
+        if not (isinstance(new_type, type) and issubclass(new_type, Tensor)) or not isinstance(args, tuple):
+            raise pickle.UnpicklingError(f"_rebuild_from_type_v2: cannot rebuild {new_type} with {func}")
+        ret = func(*args)
+        if type(ret) is not new_type:
+            ret = ret.as_subclass(new_type)
+        return _set_obj_state(ret, state)
     if func not in (_rebuild_tensor_v2, _rebuild_parameter, _rebuild_parameter_with_state) or \
             new_type not in (Tensor, Parameter) or not isinstance(args, tuple):
         raise pickle.UnpicklingError(f"_rebuild_from_type_v2: cannot rebuild {new_type} with {func}")
@@ -177,6 +185,13 @@ def allowed_globals() -> dict[str, Any]:
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
     }
+    from .. import memory_format as _mf
+    from ..modes.subclass_copy import _rebuild_wrapper_subclass
+
+    allowed["torch._utils._rebuild_wrapper_subclass"] = _rebuild_wrapper_subclass
+    for code in range(8):
+        lay = _mf.as_layout(code)
+        allowed[f"torch.{lay.name}"] = lay
     for name, storage in STORAGE_NAMES.items():
         dt = getattr(_dt, name, None)
         if dt is not None:
