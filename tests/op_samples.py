@@ -1681,3 +1681,43 @@ def check_table() -> list[str]:
     """Listed ops without samples and sampled ops not in the listing (both must be empty)."""
     listed = {op.name for op in NATIVE_FUNCTIONS}
     return sorted((listed - OPS.keys()) | {f"unlisted:{n}" for n in OPS.keys() - listed})
+
+
+# --- issue 20: the _foreach_* ops (lists of tensors; in-place overloads return nothing) ---------------------------
+def _table_foreach() -> list[OpInfo]:
+    a = [T((3, 4)), T((5,)), T(())]
+    b = [T((3, 4)), T((5,)), T(())]
+    pos = [T((3, 4), kind="positive"), T((5,), kind="positive"), T((), kind="positive")]
+    d = [T((2, 3), D, "transposed"), T((4,), D)]
+    d2 = [T((2, 3), D), T((4,), D)]
+    dpos = [T((2, 3), D, kind="positive"), T((4,), D, kind="positive")]
+    infos = []
+    for base in ("", "_"):
+        infos += [
+            OpInfo(f"_foreach_neg{base}", [S(a), S(d)], [S([])]),
+            OpInfo(f"_foreach_sqrt{base}", [S(pos), S(dpos)], [S([])]),
+            OpInfo(f"_foreach_add{base}.Scalar", [S(a, 2.5), S(d, -1)], [S([], 1.0)]),
+            OpInfo(f"_foreach_add{base}.List", [S(a, b), S(d, d2, alpha=0.5)], [S(a, b[:2])]),
+            OpInfo(f"_foreach_add{base}.Tensor", [S(a[:2], T(()), alpha=2), S(d, T((), D))], [S([], T(()))]),
+            OpInfo(f"_foreach_mul{base}.Scalar", [S(a, 2.5), S(d, 3)], [S([], 1.0)]),
+            OpInfo(f"_foreach_mul{base}.List", [S(a, b), S(d, d2)], [S(a, b[:1])]),
+            OpInfo(f"_foreach_mul{base}.Tensor", [S(a, T(())), S(d, T((), D))], [S([], T(()))]),
+            OpInfo(f"_foreach_mul{base}.ScalarList", [S(a, [1.5, -2.0, 3]), S(d, [0.5, 2])], [S(a, [1.0])]),
+            OpInfo(f"_foreach_div{base}.List", [S(a, pos), S(d, dpos)], [S(a, pos[:2])]),
+            OpInfo(f"_foreach_div{base}.ScalarList", [S(a, [1.5, -2.0, 3]), S(d, [0.5, 2])], [S(a, [1.0])]),
+            OpInfo(f"_foreach_lerp{base}.Scalar", [S(a, b, 0.3), S(d, d2, 0.9)], [S(a, b[:2], 0.5)]),
+            OpInfo(f"_foreach_addcmul{base}.Scalar", [S(a, b, pos), S(d, d2, dpos, value=-0.5)], [S(a, b, pos[:1])]),
+            OpInfo(f"_foreach_addcdiv{base}.Scalar", [S(a, b, pos), S(d, d2, dpos, value=-0.5)], [S(a, b, pos[:1])]),
+            OpInfo(f"_foreach_addcdiv{base}.ScalarList", [S(a, b, pos, [1.0, -2.0, 0.5]), S(d, d2, dpos, [2, 3])],
+                   [S(a, b, pos, [1.0])]),
+            OpInfo(f"_foreach_maximum{base}.List", [S(a, b), S(d, d2)], [S(a, b[:2])]),
+        ]
+    infos += [
+        OpInfo("_foreach_clamp_min_.Scalar", [S(a, 0.25), S(d, -1)], [S([], 0.0)]),
+        OpInfo("_foreach_clamp_max_.Scalar", [S(a, 0.25), S(d, -1)], [S([], 0.0)]),
+        OpInfo("_foreach_norm.Scalar", [S(a), S(a, 1), S(d, float("inf")), S(a, 3.0), S(d, 0)], [S([])]),
+    ]
+    return infos
+
+
+OPS.update({info.name: info for info in _table_foreach()})

@@ -59,6 +59,7 @@ FAMILIES: dict[str, str] = {
     "attention": "scaled_dot_product_attention and its CPU kernels",
     "embedding": "embedding, one_hot",
     "dropout": "dropout, native_dropout",
+    "foreach": "the _foreach_* ops over lists of tensors (multi-tensor optimizers, gradient clipping)",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
