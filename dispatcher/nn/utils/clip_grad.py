@@ -162,13 +162,13 @@ def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float, f
     parameters = _as_list(parameters)
     clip_value = float(clip_value)
     grads = [p.grad for p in parameters if p.grad is not None]
-    for (device, _), ([grads], _) in group_tensors_by_device_and_dtype([grads]).items():
-        if (foreach is None and _has_foreach_support(grads, device)) or (
+    for (device, _), ([device_grads], _) in group_tensors_by_device_and_dtype([grads]).items():
+        if (foreach is None and _has_foreach_support(device_grads, device)) or (
                 foreach and _device_has_foreach_support(device)):
-            aten._foreach_clamp_min_.Scalar(grads, -clip_value)
-            aten._foreach_clamp_max_.Scalar(grads, clip_value)
+            aten._foreach_clamp_min_.Scalar(device_grads, -clip_value)
+            aten._foreach_clamp_max_.Scalar(device_grads, clip_value)
         elif foreach:
             raise RuntimeError(f"foreach=True was passed, but can't use the foreach API on {device.type} tensors")
         else:
-            for grad in grads:
+            for grad in device_grads:
                 grad.clamp_(min=-clip_value, max=clip_value)
