@@ -22,6 +22,48 @@ __all__ = [
     "_foreach_maximum_", "_foreach_clamp_min_", "_foreach_clamp_max_", "_foreach_norm",
 ]
 
+# --- torch/utils/_foreach_utils.py: which tensors take the foreach path, grouped how ----------------------------------
+
+
+def _foreach_supported_types() -> tuple[type, ...]:
+    from ..nn.parameter import Parameter
+
+    return (Tensor, Parameter)
+
+
+def _device_has_foreach_support(device: Any) -> bool:
+    return device.type in ("cuda", "xpu", "mtia", "cpu")
+
+
+def _has_foreach_support(tensors: list[Any], device: Any) -> bool:
+    """``torch.utils._foreach_utils._has_foreach_support``: the device supports it and every tensor is plain."""
+    supported = _foreach_supported_types()
+    return _device_has_foreach_support(device) and all(t is None or type(t) in supported for t in tensors)
+
+
+def group_tensors_by_device_and_dtype(tensorlistlist: list[list[Any]]) -> dict[tuple[Any, Any], tuple[list, list]]:
+    """``torch.utils._foreach_utils._group_tensors_by_device_and_dtype``: ``{(device, dtype): ([sub-list per input
+    list], indices)}``, grouped by the first list's tensors, groups in the order they first appear. Like PyTorch's it
+    runs under ``no_grad`` (a pre-dispatch trace records the two grad-mode settings)."""
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return _group(tensorlistlist)
+
+
+def _group(tensorlistlist: list[list[Any]]) -> dict[tuple[Any, Any], tuple[list, list]]:
+    groups: dict[tuple[Any, Any], tuple[list, list]] = {}
+    for i, t in enumerate(tensorlistlist[0]):
+        key = (t.device, t.dtype)
+        if key not in groups:
+            groups[key] = ([[] for _ in tensorlistlist], [])
+        lists, indices = groups[key]
+        for sub, source in zip(lists, tensorlistlist, strict=True):
+            sub.append(source[i] if source else None)
+        indices.append(i)
+    return groups
+
+
 
 def _kind(other: Any) -> str:
     """The overload a second argument selects."""
