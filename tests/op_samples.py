@@ -1721,3 +1721,41 @@ def _table_foreach() -> list[OpInfo]:
 
 
 OPS.update({info.name: info for info in _table_foreach()})
+
+
+# --- issue 20: random sampling, as_strided_ / as_strided_scatter ---------------------------------------------------
+def _table_random_sampling() -> list[OpInfo]:
+    gen = {"generator": None}
+    return [
+        OpInfo("randint", [S(10, [2, 3], **_factory_kw()), S(3, [4], dtype=DT(F), **_factory_kw())],
+               [S(0, [2], **_factory_kw()), S(5, [-1], **_factory_kw())], random=True),
+        OpInfo("randint.generator", [S(10, [2, 3], **gen, **_factory_kw())], [S(-2, [2], **gen, **_factory_kw())],
+               random=True),
+        OpInfo("randint.low", [S(-3, 7, [2, 3], **_factory_kw()), S(0, 2, [5], dtype=DT("int32"), **_factory_kw())],
+               [S(5, 3, [2], **_factory_kw())], random=True),
+        OpInfo("randint.low_generator", [S(2, 9, [4], **gen, **_factory_kw())], [S(1, 1, [2], **gen, **_factory_kw())],
+               random=True),
+        OpInfo("randint_like", [S(T((3, 4)), 5), S(T((3,), L), 7)], [S(T((3,)), 0)], random=True),
+        OpInfo("randint_like.low_dtype", [S(T((3, 4)), -2, 5), S(T((4, 3), D, "transposed"), 0, 3, dtype=DT(L))],
+               [S(T((3,)), 4, 2)], random=True),
+        OpInfo("randperm", [S(6, **_factory_kw()), S(0, **_factory_kw()), S(4, dtype=DT(F), **_factory_kw())],
+               [S(-1, **_factory_kw()), S(3, dtype=DT(B), **_factory_kw())], random=True),
+        OpInfo("randperm.generator", [S(5, **gen, **_factory_kw())], [S(-2, **gen, **_factory_kw())], random=True),
+        OpInfo("randn.generator", [S([2, 3], **gen, **_factory_kw()), S([3], dtype=DT(D), **gen, **_factory_kw())],
+               [S([2], dtype=DT(L), **gen, **_factory_kw())], random=True),
+        OpInfo("rand.generator", [S([2, 3], **gen, **_factory_kw()), S([0], **gen, **_factory_kw())],
+               [S([-1], **gen, **_factory_kw())], random=True),
+        OpInfo("multinomial", [S(T((5,), kind="positive"), 3), S(T((2, 4), D, kind="positive"), 6, True),
+                               S(T((3, 4), F, "transposed", "positive"), 1)],
+               [S(T((5,), kind="positive"), 6), S(T((5,), L), 1), S(T((2, 2, 2), kind="positive"), 1),
+                S(T((5,), kind="positive"), 0), S(T((()), kind="positive"), 1)], random=True),
+        OpInfo("bernoulli_.Tensor", [S(T((3, 4)), T((3, 4), kind="unit")), S(T((4, 3), D, "transposed"), T((3,), kind="unit"))],
+               [S(T((3,)), T((3,), kind="positive"))], random=True),
+        OpInfo("as_strided_", [S(T((6,)), [2, 2], [1, 2], 1), S(T((3, 4)), [3], [4]), S(T((4, 3), D, "transposed"), [2, 2], [1, 2])],
+               [S(T((6,)), [4, 4], [1, 2]), S(T((6,)), [2], [1, 1]), S(T((6,)), [2], [-1])]),
+        OpInfo("as_strided_scatter", [S(T((6,)), T((2, 2)), [2, 2], [1, 2], 1), S(T((3, 4)), T((3,)), [3], [4])],
+               [S(T((6,)), T((3,)), [2], [1]), S(T((6,)), T((2,)), [4], [4])]),
+    ]
+
+
+OPS.update({info.name: info for info in _table_random_sampling()})

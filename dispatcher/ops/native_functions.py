@@ -671,4 +671,20 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("_foreach_clamp_min_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()", CEA, tags=('inplace',)),
     OpDef("_foreach_clamp_max_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()", CEA, tags=('inplace',)),
     OpDef("_foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) -> Tensor[]", CEA, tags=()),
+    # issue 20: random sampling (randint / randperm / multinomial, the generator= factory overloads, bernoulli_.Tensor)
+    OpDef("randint(SymInt high, SymInt[] size, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=('nondeterministic_seeded',)),
+    OpDef("randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=('nondeterministic_seeded',)),
+    OpDef("randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=('nondeterministic_seeded',)),
+    OpDef("randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=('nondeterministic_seeded',)),
+    OpDef("randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", CEA, tags=('nondeterministic_seeded',)),
+    OpDef("randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", CEA, tags=('nondeterministic_seeded',)),
+    OpDef("randperm(SymInt n, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=('core', 'nondeterministic_seeded')),
+    OpDef("randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=('nondeterministic_seeded',)),
+    OpDef("randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=('nondeterministic_seeded',)),
+    OpDef("rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=('nondeterministic_seeded',)),
+    OpDef("multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor", BACKEND, tags=('nondeterministic_seeded',)),
+    OpDef("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    # issue 20: as_strided_ (inplace_view) and as_strided_scatter (CompositeExplicitAutogradNonFunctional in torch)
+    OpDef("as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'inplace_view')),
+    OpDef("as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", BACKEND, tags=()),
 )
