@@ -1759,3 +1759,22 @@ def _table_random_sampling() -> list[OpInfo]:
 
 
 OPS.update({info.name: info for info in _table_random_sampling()})
+
+
+# --- issue 20: weight normalization ----------------------------------------------------------------------------------
+def _table_weight_norm() -> list[OpInfo]:
+    return [
+        OpInfo("_weight_norm", [S(T((4, 3)), T((4, 1)), 0), S(T((4, 3)), T((1, 3)), 1), S(T((2, 3, 4), D), T((1, 3, 1), D), 1),
+                                S(T((4, 3)), T(()), -1)], [S(T((4, 3)), T((4, 1)), 5)]),
+        OpInfo("norm_except_dim", [S(T((4, 3))), S(T((2, 3, 4)), 2, 2), S(T((2, 3, 4), D), 2, 1), S(T((4, 3)), 1, -1)],
+               [S(T((4, 3)), 2, 3)]),
+        OpInfo("_weight_norm_interface", [S(T((4, 3)), T((4, 1)), 0), S(T((2, 3, 4), D), T((1, 1, 4), D), 2)],
+               [S(T((4, 3)), T((4, 1)), 3)]),
+        OpInfo("_weight_norm_interface_backward",
+               [S(T((4, 3)), T((4, 3)), T((4, 1)), T((4, 1), kind="positive"), 0),
+                S(T((2, 3), D), T((2, 3), D), T((1, 3), D), T((1, 3), D, kind="positive"), 1)],
+               [S(T((4, 3)), T((4, 3)), T((4, 1)), T((4, 1), kind="positive"), 3)]),
+    ]
+
+
+OPS.update({info.name: info for info in _table_weight_norm()})

@@ -687,4 +687,9 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     # issue 20: as_strided_ (inplace_view) and as_strided_scatter (CompositeExplicitAutogradNonFunctional in torch)
     OpDef("as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'inplace_view')),
     OpDef("as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", BACKEND, tags=()),
+    # issue 20: weight normalization (WeightNorm.cpp)
+    OpDef("_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor", CIA, tags=()),
+    OpDef("norm_except_dim(Tensor v, int pow=2, int dim=0) -> Tensor", CIA, tags=()),
+    OpDef("_weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor)", BACKEND, tags=()),
+    OpDef("_weight_norm_interface_backward(Tensor grad_w, Tensor saved_v, Tensor saved_g, Tensor saved_norms, int dim) -> (Tensor, Tensor)", BACKEND, tags=()),
 )

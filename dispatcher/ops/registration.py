@@ -21,7 +21,7 @@ KERNEL_MODULES = (
     "views", "views_scatter", "views_composite", "shape", "indexing", "indexing_scatter",
     "factories", "conversions", "random", "random_sampling",
     "linalg", "linalg_matmul", "linalg_einsum",
-    "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
+    "activations", "activations_softmax", "normalization", "normalization_weight_norm", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout",
     "foreach",
 )

@@ -1,13 +1,14 @@
 """``dispatcher.nn.utils``: gradient clipping, parameters as a vector, parametrizations, weight / spectral norm.
 
-Corresponds to torch/nn/utils/__init__.py (``rnn``, ``stateless``, ``fusion``, ``skip_init`` and the memory-format
-helpers are not reproduced).
+Corresponds to torch/nn/utils/__init__.py (``rnn``, ``stateless``, ``fusion``, ``skip_init``, the memory-format
+helpers and the legacy hook-based ``weight_norm`` / ``spectral_norm`` are not reproduced).
 """
 
+from . import parametrizations, parametrize
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = [
     "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-    "parameters_to_vector", "vector_to_parameters",
+    "parameters_to_vector", "vector_to_parameters", "parametrizations", "parametrize",
 ]
