@@ -145,3 +145,27 @@ def test_parametrized_forward_backward_graph_matches_torch(torch: Any, kind: str
     gm_t, gm_o = gms
     assert (own_targets(gm_o) if config == "pre" else C.targets(gm_o)) == C.targets(gm_t)
     gm_o.graph.lint()
+
+
+def test_legacy_weight_norm_matches_torch(torch: Any) -> None:
+    out: list = []
+    torch_state: dict = {}
+    for L in (torch, D):
+        L.manual_seed(0)
+        m = L.nn.Linear(4, 3)
+        with pytest.warns(FutureWarning, match="parametrizations.weight_norm"):
+            L.nn.utils.weight_norm(m, dim=1)
+        keys = list(m.state_dict())
+        if L is D:
+            m.load_state_dict({k: D.tensor(v.numpy()) for k, v in torch_state.items()})
+        else:
+            torch_state.update({k: v.detach().clone() for k, v in m.state_dict().items()})
+        y = m(_x(L))
+        y.sum().backward()
+        grads = [m.weight_g.grad.numpy(), m.weight_v.grad.numpy()]
+        with pytest.raises(RuntimeError) as info:
+            L.nn.utils.weight_norm(m)
+        L.nn.utils.remove_weight_norm(m)
+        out.append((keys, str(info.value), list(m.state_dict()), [y.detach().numpy(), *grads, m.weight.detach().numpy()]))
+    assert out[1][:3] == out[0][:3]
+    C.assert_close(out[1][3], out[0][3])
