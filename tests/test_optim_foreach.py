@@ -148,3 +148,19 @@ def test_foreach_bindings_and_checks_match_torch(torch: Any) -> None:
         out.append(([[t.numpy() for t in r] for r in res], errors, a[0]._version))
     C.assert_close(out[1][0], out[0][0])
     assert out[1][1:] == out[0][1:]
+
+
+def test_foreach_ops_under_autograd_match_torch(torch: Any) -> None:
+    """With grad mode on and tensors requiring grad: torch's leaf error, and gradients flow through the lists."""
+    out = []
+    for L in (torch, D):
+        leaf = L.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            L._foreach_mul_([leaf], 2.0)
+        a = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = a * 1
+        L._foreach_mul_([b], 3.0)
+        r = L._foreach_addcmul(L._foreach_mul([b], 2.0), [a], [a], 0.5)
+        r[0].sum().backward()
+        out.append((str(info.value), a.grad.tolist(), b._version, type(b.grad_fn).__name__))
+    assert out[1] == out[0]
