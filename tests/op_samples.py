@@ -1778,3 +1778,10 @@ def _table_weight_norm() -> list[OpInfo]:
 
 
 OPS.update({info.name: info for info in _table_weight_norm()})
+OPS.update({info.name: info for info in [
+    OpInfo("div.out", [S(T((3, 4)), T((3, 4), kind="nonzero"), out=T((3, 4))),
+                       S(T((3, 4)), T((4,), kind="nonzero"), out=T((3, 4)))]),
+]})
+OPS.update({info.name: info for info in [
+    OpInfo("ger", [S(T((3,)), T((4,))), S(T((3,), D), T((2,), F))], [S(T((3, 1)), T((4,)))]),
+]})

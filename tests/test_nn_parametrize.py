@@ -129,7 +129,7 @@ def _step(m: Any) -> Any:
 
 
 @pytest.mark.parametrize("config", ["post", "pre", "fake", "core"])
-@pytest.mark.parametrize("kind", ["symmetric", "weight_norm"])
+@pytest.mark.parametrize("kind", ["symmetric", "weight_norm", "spectral_norm"])
 def test_parametrized_forward_backward_graph_matches_torch(torch: Any, kind: str, config: str) -> None:
     gms = []
     for L in (torch, D):

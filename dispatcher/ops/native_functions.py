@@ -692,4 +692,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("norm_except_dim(Tensor v, int pow=2, int dim=0) -> Tensor", CIA, tags=()),
     OpDef("_weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor)", BACKEND, tags=()),
     OpDef("_weight_norm_interface_backward(Tensor grad_w, Tensor saved_v, Tensor saved_g, Tensor saved_norms, int dim) -> (Tensor, Tensor)", BACKEND, tags=()),
+    # issue 20: div.out (F.normalize(out=))
+    OpDef("div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", BACKEND, tags=('out', 'pointwise')),
+    # issue 20: ger (CompositeImplicitAutograd: outer), what mv's derivative calls
+    OpDef("ger(Tensor self, Tensor vec2) -> Tensor", CIA, tags=()),
 )

@@ -6,9 +6,8 @@ Corresponds to torch/nn/utils/parametrizations.py. ``weight_norm(module)`` regis
 ``_SpectralNorm``: buffers ``_u`` / ``_v`` (normalized normal draws, refined by 15 power iterations at creation and
 ``n_power_iterations`` per forward in training), the weight divided by ``vdot(u, mv(W, v))``. State dict keys are
 PyTorch's (``parametrizations.weight.original0`` / ``original1``; ``parametrizations.weight.original``,
-``parametrizations.weight.0._u`` / ``_v``). NB: the power method writes ``_u`` / ``_v`` with ``copy_`` where PyTorch
-passes ``out=`` to ``F.normalize`` (same values; a trace shows ``div`` + ``copy_`` for ``div.out``); ``orthogonal``
-and the old-checkpoint load hook of ``weight_norm`` (``weight_g`` / ``weight_v`` keys) are not reproduced.
+``parametrizations.weight.0._u`` / ``_v``; the power method writes them with ``F.normalize(..., out=)``, ``div.out``).
+Not reproduced: ``orthogonal`` and the old-checkpoint load hook of ``weight_norm`` (``weight_g`` / ``weight_v``).
 """
 
 from __future__ import annotations
@@ -81,8 +80,8 @@ class _SpectralNorm(Module):
 
         with no_grad():
             for _ in range(n_power_iterations):
-                self._u.copy_(F.normalize(mv(weight_mat, self._v), dim=0, eps=self.eps))
-                self._v.copy_(F.normalize(mv(weight_mat.H, self._u), dim=0, eps=self.eps))
+                self._u = F.normalize(mv(weight_mat, self._v), dim=0, eps=self.eps, out=self._u)
+                self._v = F.normalize(mv(weight_mat.H, self._u), dim=0, eps=self.eps, out=self._v)
 
     def forward(self, weight: Tensor) -> Tensor:
         from ... import contiguous_format, mv, vdot
