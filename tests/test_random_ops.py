@@ -138,3 +138,23 @@ def test_as_strided_inplace_and_scatter_values(torch: Any) -> None:
     assert outs[1][1] == outs[0][1]
     C.assert_close(outs[1][2], outs[0][2])
     C.assert_close(outs[1][3], outs[0][3])
+
+
+def test_as_strided_scatter_backward_matches_torch(torch: Any) -> None:
+    def f(L: Any) -> Any:
+        def g(x: Any, s: Any) -> Any:
+            y = L.as_strided_scatter(x * 2, s, (2, 2), (1, 2), 1)
+            (y * L.arange(6.0)).sum().backward()
+            return y
+
+        return g
+
+    out, gms = [], []
+    for L in (torch, D):
+        x, s = L.ones(6, requires_grad=True), L.ones(2, 2, requires_grad=True)
+        y = f(L)(x, s)
+        out.append([y.detach().numpy(), x.grad.numpy(), s.grad.numpy(), type(y.grad_fn).__name__])
+        gms.append(trace(L, f(L), [L.ones(6, requires_grad=True), L.ones(2, 2, requires_grad=True)], "post"))
+    C.assert_close(out[1][:3], out[0][:3])
+    assert out[1][3] == out[0][3] == "AsStridedScatterBackward0"
+    assert C.targets(gms[1]) == C.targets(gms[0])
