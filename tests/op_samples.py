@@ -1810,3 +1810,107 @@ def check_table() -> list[str]:
     """Listed ops without samples and sampled ops not in the listing (both must be empty)."""
     listed = {op.name for op in NATIVE_FUNCTIONS}
     return sorted((listed - OPS.keys()) | {f"unlisted:{n}" for n in OPS.keys() - listed})
+
+
+# --- issue 20: the _foreach_* ops (lists of tensors; in-place overloads return nothing) ---------------------------
+def _table_foreach() -> list[OpInfo]:
+    a = [T((3, 4)), T((5,)), T(())]
+    b = [T((3, 4)), T((5,)), T(())]
+    pos = [T((3, 4), kind="positive"), T((5,), kind="positive"), T((), kind="positive")]
+    d = [T((2, 3), D, "transposed"), T((4,), D)]
+    d2 = [T((2, 3), D), T((4,), D)]
+    dpos = [T((2, 3), D, kind="positive"), T((4,), D, kind="positive")]
+    infos = []
+    for base in ("", "_"):
+        infos += [
+            OpInfo(f"_foreach_neg{base}", [S(a), S(d)], [S([])]),
+            OpInfo(f"_foreach_sqrt{base}", [S(pos), S(dpos)], [S([])]),
+            OpInfo(f"_foreach_add{base}.Scalar", [S(a, 2.5), S(d, -1)], [S([], 1.0)]),
+            OpInfo(f"_foreach_add{base}.List", [S(a, b), S(d, d2, alpha=0.5)], [S(a, b[:2])]),
+            OpInfo(f"_foreach_add{base}.Tensor", [S(a[:2], T(()), alpha=2), S(d, T((), D))], [S([], T(()))]),
+            OpInfo(f"_foreach_mul{base}.Scalar", [S(a, 2.5), S(d, 3)], [S([], 1.0)]),
+            OpInfo(f"_foreach_mul{base}.List", [S(a, b), S(d, d2)], [S(a, b[:1])]),
+            OpInfo(f"_foreach_mul{base}.Tensor", [S(a, T(())), S(d, T((), D))], [S([], T(()))]),
+            OpInfo(f"_foreach_mul{base}.ScalarList", [S(a, [1.5, -2.0, 3]), S(d, [0.5, 2])], [S(a, [1.0])]),
+            OpInfo(f"_foreach_div{base}.List", [S(a, pos), S(d, dpos)], [S(a, pos[:2])]),
+            OpInfo(f"_foreach_div{base}.ScalarList", [S(a, [1.5, -2.0, 3]), S(d, [0.5, 2])], [S(a, [1.0])]),
+            OpInfo(f"_foreach_lerp{base}.Scalar", [S(a, b, 0.3), S(d, d2, 0.9)], [S(a, b[:2], 0.5)]),
+            OpInfo(f"_foreach_addcmul{base}.Scalar", [S(a, b, pos), S(d, d2, dpos, value=-0.5)], [S(a, b, pos[:1])]),
+            OpInfo(f"_foreach_addcdiv{base}.Scalar", [S(a, b, pos), S(d, d2, dpos, value=-0.5)], [S(a, b, pos[:1])]),
+            OpInfo(f"_foreach_addcdiv{base}.ScalarList", [S(a, b, pos, [1.0, -2.0, 0.5]), S(d, d2, dpos, [2, 3])],
+                   [S(a, b, pos, [1.0])]),
+            OpInfo(f"_foreach_maximum{base}.List", [S(a, b), S(d, d2)], [S(a, b[:2])]),
+        ]
+    infos += [
+        OpInfo("_foreach_clamp_min_.Scalar", [S(a, 0.25), S(d, -1)], [S([], 0.0)]),
+        OpInfo("_foreach_clamp_max_.Scalar", [S(a, 0.25), S(d, -1)], [S([], 0.0)]),
+        OpInfo("_foreach_norm.Scalar", [S(a), S(a, 1), S(d, float("inf")), S(a, 3.0), S(d, 0)], [S([])]),
+    ]
+    return infos
+
+
+OPS.update({info.name: info for info in _table_foreach()})
+
+
+# --- issue 20: random sampling, as_strided_ / as_strided_scatter ---------------------------------------------------
+def _table_random_sampling() -> list[OpInfo]:
+    gen = {"generator": None}
+    return [
+        OpInfo("randint", [S(10, [2, 3], **_factory_kw()), S(3, [4], dtype=DT(F), **_factory_kw())],
+               [S(0, [2], **_factory_kw()), S(5, [-1], **_factory_kw())], random=True),
+        OpInfo("randint.generator", [S(10, [2, 3], **gen, **_factory_kw())], [S(-2, [2], **gen, **_factory_kw())],
+               random=True),
+        OpInfo("randint.low", [S(-3, 7, [2, 3], **_factory_kw()), S(0, 2, [5], dtype=DT("int32"), **_factory_kw())],
+               [S(5, 3, [2], **_factory_kw())], random=True),
+        OpInfo("randint.low_generator", [S(2, 9, [4], **gen, **_factory_kw())], [S(1, 1, [2], **gen, **_factory_kw())],
+               random=True),
+        OpInfo("randint_like", [S(T((3, 4)), 5), S(T((3,), L), 7)], [S(T((3,)), 0)], random=True),
+        OpInfo("randint_like.low_dtype", [S(T((3, 4)), -2, 5), S(T((4, 3), D, "transposed"), 0, 3, dtype=DT(L))],
+               [S(T((3,)), 4, 2)], random=True),
+        OpInfo("randperm", [S(6, **_factory_kw()), S(0, **_factory_kw()), S(4, dtype=DT(F), **_factory_kw())],
+               [S(-1, **_factory_kw()), S(3, dtype=DT(B), **_factory_kw())], random=True),
+        OpInfo("randperm.generator", [S(5, **gen, **_factory_kw())], [S(-2, **gen, **_factory_kw())], random=True),
+        OpInfo("randn.generator", [S([2, 3], **gen, **_factory_kw()), S([3], dtype=DT(D), **gen, **_factory_kw())],
+               [S([2], dtype=DT(L), **gen, **_factory_kw())], random=True),
+        OpInfo("rand.generator", [S([2, 3], **gen, **_factory_kw()), S([0], **gen, **_factory_kw())],
+               [S([-1], **gen, **_factory_kw())], random=True),
+        OpInfo("multinomial", [S(T((5,), kind="positive"), 3), S(T((2, 4), D, kind="positive"), 6, True),
+                               S(T((3, 4), F, "transposed", "positive"), 1)],
+               [S(T((5,), kind="positive"), 6), S(T((5,), L), 1), S(T((2, 2, 2), kind="positive"), 1),
+                S(T((5,), kind="positive"), 0), S(T((()), kind="positive"), 1)], random=True),
+        OpInfo("bernoulli_.Tensor", [S(T((3, 4)), T((3, 4), kind="unit")), S(T((4, 3), D, "transposed"), T((3,), kind="unit"))],
+               [S(T((3,)), T((3,), kind="positive"))], random=True),
+        OpInfo("as_strided_", [S(T((6,)), [2, 2], [1, 2], 1), S(T((3, 4)), [3], [4]), S(T((4, 3), D, "transposed"), [2, 2], [1, 2])],
+               [S(T((6,)), [4, 4], [1, 2]), S(T((6,)), [2], [1, 1]), S(T((6,)), [2], [-1])]),
+        OpInfo("as_strided_scatter", [S(T((6,)), T((2, 2)), [2, 2], [1, 2], 1), S(T((3, 4)), T((3,)), [3], [4])],
+               [S(T((6,)), T((3,)), [2], [1]), S(T((6,)), T((2,)), [4], [4])]),
+    ]
+
+
+OPS.update({info.name: info for info in _table_random_sampling()})
+
+
+# --- issue 20: weight normalization ----------------------------------------------------------------------------------
+def _table_weight_norm() -> list[OpInfo]:
+    return [
+        OpInfo("_weight_norm", [S(T((4, 3)), T((4, 1)), 0), S(T((4, 3)), T((1, 3)), 1), S(T((2, 3, 4), D), T((1, 3, 1), D), 1),
+                                S(T((4, 3)), T(()), -1)], [S(T((4, 3)), T((4, 1)), 5)]),
+        OpInfo("norm_except_dim", [S(T((4, 3))), S(T((2, 3, 4)), 2, 2), S(T((2, 3, 4), D), 2, 1), S(T((4, 3)), 1, -1)],
+               [S(T((4, 3)), 2, 3)]),
+        OpInfo("_weight_norm_interface", [S(T((4, 3)), T((4, 1)), 0), S(T((2, 3, 4), D), T((1, 1, 4), D), 2)],
+               [S(T((4, 3)), T((4, 1)), 3)]),
+        OpInfo("_weight_norm_interface_backward",
+               [S(T((4, 3)), T((4, 3)), T((4, 1)), T((4, 1), kind="positive"), 0),
+                S(T((2, 3), D), T((2, 3), D), T((1, 3), D), T((1, 3), D, kind="positive"), 1)],
+               [S(T((4, 3)), T((4, 3)), T((4, 1)), T((4, 1), kind="positive"), 3)]),
+    ]
+
+
+OPS.update({info.name: info for info in _table_weight_norm()})
+OPS.update({info.name: info for info in [
+    OpInfo("div.out", [S(T((3, 4)), T((3, 4), kind="nonzero"), out=T((3, 4))),
+                       S(T((3, 4)), T((4,), kind="nonzero"), out=T((3, 4)))]),
+]})
+OPS.update({info.name: info for info in [
+    OpInfo("ger", [S(T((3,)), T((4,))), S(T((3,), D), T((2,), F))], [S(T((3, 1)), T((4,)))]),
+]})

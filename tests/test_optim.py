@@ -185,5 +185,5 @@ def test_step_leaves_grad_mode_as_it_was(torch: Any) -> None:
 
 
 def test_unsupported_implementations_are_refused() -> None:
-    with pytest.raises(NotImplementedError, match="single-tensor"):
-        D.optim.SGD(D.nn.Linear(1, 1).parameters(), foreach=True)
+    with pytest.raises(NotImplementedError, match="fused=False"):
+        D.optim.SGD(D.nn.Linear(1, 1).parameters(), fused=True)  # (foreach=True is supported: test_optim_foreach.py)

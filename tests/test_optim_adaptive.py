@@ -15,7 +15,9 @@ import pytest
 
 import dispatcher as D
 from tests import corpus as C
-from tests.test_nn_make_fx import _fake_mode, copy_weights, get_attrs, own_targets, trace
+from tests.nn_oracle import copy_weights, own_targets, trace
+from tests.nn_oracle import fake_mode as _fake_mode
+from tests.test_nn_make_fx import get_attrs
 
 OPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "adam": ("Adam", {"lr": 0.05}),

@@ -61,6 +61,7 @@ FAMILIES: dict[str, str] = {
     "embedding": "embedding, one_hot",
     "dropout": "dropout, native_dropout",
     "tensor_info": "dim / numel / sym_size / sym_stride / is_contiguous (what a subclass's sizes-strides policy answers)",
+    "foreach": "the _foreach_* ops over lists of tensors (multi-tensor optimizers, gradient clipping)",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -182,6 +182,16 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             if isinstance(out, Tensor) and out.numel() <= CONSTANT_NUMEL_LIMIT and not _is_fake(args[0]):
                 with no_dispatch():
                     constants[out] = aten.clone.default(args[0])
+        elif constants and out is None and args and isinstance(args[0], list):
+            # an in-place op over a list (``_foreach_add_``, schema ``-> ()``): run it on the constants of the written
+            # tensors (as torch runs it on the ``.constant``s), or forget them when an input is not a constant
+            written = [t for t in args[0] if isinstance(t, Tensor)]
+            if (tracked and all_constant and "nondeterministic_seeded" not in func.tags and _all_small(written)):
+                with no_dispatch():
+                    func(*_constant_args(tracer, args), **_constant_args(tracer, kwargs))
+            else:
+                for t in written:
+                    constants.pop(t, None)
         elif constants:  # (before the first constant there is nothing to propagate nor to forget)
             value = None
             if (tracked and all_constant and "nondeterministic_seeded" not in func.tags

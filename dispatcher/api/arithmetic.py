@@ -345,6 +345,20 @@ def _pow_method(self: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch'
     return aten.pow.Tensor_Scalar(self, exponent)
 
 
+def _pow__method(self: Tensor, exponent: Any) -> Tensor:
+    """``Tensor.pow_`` with a number exponent (``pow_.Scalar``; the ``pow_.Tensor`` overload is not listed)."""
+    if isinstance(exponent, Tensor):
+        raise NotImplementedError("Tensor.pow_ with a tensor exponent (aten::pow_.Tensor) is not implemented here")
+    return aten.pow_.Scalar(self, exponent)
+
+
+def _clamp_min__method(self: Tensor, min: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+    """``Tensor.clamp_min_``: ``clamp_min_.Tensor`` for a tensor bound, ``clamp_min_`` for a number."""
+    if isinstance(min, Tensor):
+        return aten.clamp_min_.Tensor(self, min)
+    return aten.clamp_min_.default(self, min)
+
+
 def _clamp_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
     if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
@@ -528,7 +542,7 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
         "multiply": _alias_binary("multiply"), "divide": _alias_binary("divide", rounding=True),
         "true_divide": _alias_binary("true_divide"), "subtract_": _alias_binary("subtract_", alpha=True),
         "multiply_": _alias_binary("multiply_"), "divide_": _alias_binary("divide_", rounding=True),
-        "true_divide_": _alias_binary("true_divide_"), "pow": _pow_method, "clamp": _clamp_method, "clip": _clip_method,
+        "true_divide_": _alias_binary("true_divide_"), "pow": _pow_method, "pow_": _pow__method, "clamp_min_": _clamp_min__method, "clamp": _clamp_method, "clip": _clip_method,
         "clamp_": _clamp__method, "clip_": _clip__method, "round": _round_method, "lerp": lerp, "lerp_": lerp_,
         "addcmul_": _addc_inplace("addcmul_"), "addcdiv_": _addc_inplace("addcdiv_"),
         "floor_divide": _floor_divide_method, "floor_divide_": _floor_divide__method, "positive": _pos,

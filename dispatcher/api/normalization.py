@@ -32,3 +32,17 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, run
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # noqa: A002
                bias: Tensor | None = None, eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor:
     return aten.group_norm.default(input, num_groups, weight, bias, eps, cudnn_enabled)
+
+
+# --- issue 20: weight normalization (``torch._weight_norm``, ``torch.norm_except_dim``) ---------------------------
+def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
+    """``torch._weight_norm``: ``v * (g / ||v||)``, the norm over every dimension but ``dim``."""
+    return aten._weight_norm.default(v, g, dim)
+
+
+def norm_except_dim(v: Tensor, pow: int = 2, dim: int = 0) -> Tensor:  # noqa: A002 - torch's name
+    """``torch.norm_except_dim``: the ``pow``-norm of ``v`` over every dimension but ``dim``."""
+    return aten.norm_except_dim.default(v, pow, dim)
+
+
+__all__ += ["_weight_norm", "norm_except_dim"]

@@ -13,15 +13,36 @@ from typing import Any
 
 from ..op_overload import namespace
 from ..tensor import Tensor
-from .arguments import _check_tensor, _no_out
-from .factories import _like_factory, _sized_factory
+from .arguments import _check_tensor, _no_out, _size_args
+from .autograd_methods import _factory_requires_grad
+from .factories import _factory_kwargs, _like_factory, _like_kwargs, _sized_factory
 
 aten = namespace("aten")
 
-__all__ = ["randn", "rand", "rand_like", "randn_like", "bernoulli", "manual_seed"]
+__all__ = ["randn", "rand", "rand_like", "randn_like", "bernoulli", "manual_seed", "randint", "randint_like",
+           "randperm", "multinomial"]
 
-randn = _sized_factory("randn")
-rand = _sized_factory("rand")
+_randn_plain = _sized_factory("randn")
+_rand_plain = _sized_factory("rand")
+
+
+def _with_generator(name: str, plain: Any) -> Any:
+    def factory(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+                out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+        if generator is None:
+            return plain(*size, dtype=dtype, device=device, requires_grad=requires_grad, out=out)
+        _no_out(out, name)
+        result = getattr(aten, name).generator(_size_args(size, name), generator=generator,
+                                               **_factory_kwargs(dtype, device))
+        return _factory_requires_grad(result) if requires_grad else result
+
+    factory.__name__ = name
+    factory.__doc__ = f"``torch.{name}(*size, generator=None, ...)``: ``aten.{name}.default``, or ``.generator``."
+    return factory
+
+
+randn = _with_generator("randn", _randn_plain)
+rand = _with_generator("rand", _rand_plain)
 rand_like = _like_factory("rand_like")
 randn_like = _like_factory("randn_like")
 
@@ -63,8 +84,83 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     return aten.normal_.default(self, *trailing, **kw)
 
 
+def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+            out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    """``torch.randint(high, size)`` / ``randint(low, high, size)``: ``randint``, ``.low``, ``.generator`` or
+    ``.low_generator`` as PyTorch's parser picks them; int64 unless ``dtype=`` says otherwise."""
+    _no_out(out, "randint")
+    if len(args) == 2:
+        low, (high, size) = None, args
+    elif len(args) == 3:
+        low, high, size = args
+    else:
+        raise TypeError("randint() received an invalid combination of arguments - got "
+                        f"{len(args)} positional arguments, expected (int high, tuple of ints size) or "
+                        "(int low, int high, tuple of ints size)")
+    size = _size_args((size,), "size")
+    kw = _factory_kwargs(dtype, device)
+    if generator is not None:
+        kw["generator"] = generator
+    if low is None:
+        result = (aten.randint.generator if generator is not None else aten.randint.default)(int(high), size, **kw)
+    else:
+        op = aten.randint.low_generator if generator is not None else aten.randint.low
+        result = op(int(low), int(high), size, **kw)
+    return _factory_requires_grad(result) if requires_grad else result
+
+
+def randint_like(input: Tensor, low: Any, high: Any = None, *, dtype: Any = None, device: Any = None,  # noqa: A002
+                 requires_grad: bool = False, layout: Any = None, pin_memory: bool = False,
+                 memory_format: Any = None) -> Tensor:
+    """``torch.randint_like(input, high)`` / ``(input, low, high)``."""
+    kw = _like_kwargs(dtype, device)
+    if memory_format is not None:
+        kw["memory_format"] = memory_format
+    if high is None:
+        result = aten.randint_like.default(input, int(low), **kw)
+    else:
+        result = aten.randint_like.low_dtype(input, int(low), int(high), **kw)
+    return _factory_requires_grad(result) if requires_grad else result
+
+
+def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+             out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    """``torch.randperm(n)``: a random permutation of ``0 .. n-1`` (int64 unless ``dtype=``)."""
+    _no_out(out, "randperm")
+    kw = _factory_kwargs(dtype, device)
+    if generator is None:
+        result = aten.randperm.default(int(n), **kw)
+    else:
+        result = aten.randperm.generator(int(n), generator=generator, **kw)
+    return _factory_requires_grad(result) if requires_grad else result
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None,  # noqa: A002
+                out: Any = None) -> Tensor:
+    """``torch.multinomial`` / ``Tensor.multinomial``: category indices drawn with the weights of each row."""
+    _no_out(out, "multinomial")
+    _check_tensor("multinomial", input)
+    args: list[Any] = [input, int(num_samples)]
+    if replacement or generator is not None:
+        args.append(bool(replacement))
+    kw = {} if generator is None else {"generator": generator}
+    return aten.multinomial.default(*args, **kw)
+
+
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """``Tensor.bernoulli_(p)``: ``p`` a number (``bernoulli_.float``) or a tensor of probabilities (``.Tensor``)."""
+    kw = {} if generator is None else {"generator": generator}
+    if isinstance(p, Tensor):
+        return aten.bernoulli_.Tensor(self, p, **kw)
+    p = float(p)
+    return aten.bernoulli_.float(self, *([p] if p != 0.5 else []), **kw)
+
+
 def install(T: type) -> None:  # noqa: N803 - the Tensor class
-    """Attach ``Tensor.bernoulli`` / ``uniform_`` / ``normal_`` (called by ``tensor_methods.install``)."""
+    """Attach ``Tensor.bernoulli`` / ``bernoulli_`` / ``multinomial`` / ``uniform_`` / ``normal_`` (called by
+    ``tensor_methods.install``)."""
     T.bernoulli = bernoulli
+    T.bernoulli_ = bernoulli_
+    T.multinomial = multinomial
     T.uniform_ = uniform_
     T.normal_ = normal_

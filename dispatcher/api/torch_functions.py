@@ -18,6 +18,7 @@ from . import (
     conversions,
     convolution,
     factories,
+    foreach,
     from_data,
     indexing,
     linalg,
@@ -32,7 +33,8 @@ from . import (
 )
 
 _MODULES = (from_data, factories, random, arithmetic, transcendental, comparison, bitwise, reductions, views, shape,
-            indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info)
+            indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info,
+            foreach)
 
 __all__: list[str] = []
 for _module in _MODULES:

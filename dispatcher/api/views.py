@@ -376,3 +376,27 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.mT = property(_mT)
     T.mH = property(_mH)
     T.H = property(_H)
+
+
+# --- issue 20: as_strided / as_strided_ / as_strided_scatter ------------------------------------------------------
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:  # noqa: A002
+    """``torch.as_strided`` / ``Tensor.as_strided``: a view of ``input``'s storage with the given geometry."""
+    args = [input, list(size), list(stride)] + ([int(storage_offset)] if storage_offset is not None else [])
+    return aten.as_strided.default(*args)
+
+
+def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    """``Tensor.as_strided_``: ``self`` itself takes the geometry."""
+    args = [self, list(size), list(stride)] + ([int(storage_offset)] if storage_offset is not None else [])
+    return aten.as_strided_.default(*args)
+
+
+def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,  # noqa: A002
+                       storage_offset: Any = None) -> Tensor:
+    """``torch.as_strided_scatter``: a copy of ``input`` with ``src`` written into the strided view."""
+    args = [input, src, list(size), list(stride)] + ([int(storage_offset)] if storage_offset is not None else [])
+    return aten.as_strided_scatter.default(*args)
+
+
+__all__ += ["as_strided", "as_strided_scatter"]
+_METHODS = (*_METHODS, "as_strided", "as_strided_", "as_strided_scatter")

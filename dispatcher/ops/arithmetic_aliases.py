@@ -6,6 +6,7 @@ Corresponds to the one-line alias kernels of aten/src/ATen/native/BinaryOps.cpp 
 call these ops (as torch's bindings do), so a pre-dispatch trace keeps ``aten.divide.Tensor`` whole while autograd,
 modes below it and post-dispatch tracing see the ``div`` it forwards to. (Not listed yet: ``divide.Scalar_mode``,
 ``divide_.Tensor_mode`` / ``.Scalar_mode`` and ``subtract_.Scalar``, whose ``div`` / ``sub`` targets are not.)
+Also ``div.out`` (the out= form of ``div``, as ``maximum.out``: an ``out`` of the result's shape).
 """
 
 from __future__ import annotations
@@ -42,3 +43,17 @@ ALIASES = {
 for _name, _target in ALIASES.items():
     _alias(_name, _target)
 del _name, _target
+
+
+# --- issue 20: div.out (F.normalize(out=...), the spectral norm's power iteration) ------------------------------------
+@impl("div.out", "CPU", "Meta")
+def div_out(self: Any, other: Any, *, out: Any) -> Any:
+    """``div`` written into ``out`` (an ``out`` of the result's shape; resizing ``out`` is not supported)."""
+    from .arithmetic import div_tensor
+    from .tensor_iterator import _store
+
+    result = div_tensor(self, other)
+    if tuple(out._shape) != tuple(result._shape):
+        raise NotImplementedError("div(out=...): an out tensor of another shape than the result (resized by "
+                                  "PyTorch) is not supported by dispatchkit")
+    return _store(out, result)

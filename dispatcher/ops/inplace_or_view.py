@@ -42,6 +42,15 @@ def written_arguments(schema: Any) -> tuple[list[int], list[str]]:
     return positions, names
 
 
+def _bump(written: Any) -> None:
+    """Bump the version of a written tensor, or of each tensor of a written list (``Tensor(a!)[]``)."""
+    if isinstance(written, (list, tuple)):
+        for t in written:
+            t._version_counter.version += 1
+    else:
+        written._version_counter.version += 1
+
+
 def make_inplace_kernel(op: Any) -> Any:
     """The ADInplaceOrView kernel of one mutating op."""
     positions, names = written_arguments(op._schema)
@@ -50,10 +59,10 @@ def make_inplace_kernel(op: Any) -> Any:
         result = redispatch_below_adinplaceorview(op, ks, args, kwargs)
         for i in positions:
             if i < len(args):
-                args[i]._version_counter.version += 1
+                _bump(args[i])
         for name in names:
             if kwargs.get(name) is not None:
-                kwargs[name]._version_counter.version += 1
+                _bump(kwargs[name])
         return result
 
     kernel.__name__ = kernel.__qualname__ = f"{op._opname}_ADInplaceOrView"

@@ -536,3 +536,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         per_thread.s.grad_enabled = grad_enabled
     second = aten.div.Tensor(x2, x2_norm)  # C++ evaluates the right operand of ``*`` first
     return aten.sum.dim_IntList(aten.mul.Tensor(aten.div.Tensor(x1, x1_norm), second), [dim])
+
+
+@impl("ger", "CompositeImplicitAutograd")
+def ger(self: Tensor, vec2: Tensor) -> Tensor:
+    """``self.outer(vec2)`` (the spelling ``mv``'s derivative uses, kept whole by pre-dispatch tracing)."""
+    return aten.outer.default(self, vec2)

@@ -19,12 +19,13 @@ KERNEL_MODULES = (
     "arithmetic", "arithmetic_clamp", "arithmetic_rounding", "arithmetic_aliases", "transcendental", "comparison", "bitwise",
     "reductions", "reductions_std_var", "reductions_cumulative",
     "views", "views_scatter", "views_composite", "shape", "indexing", "indexing_scatter",
-    "factories", "conversions", "random",
+    "factories", "conversions", "random", "random_sampling",
     "linalg", "linalg_matmul", "linalg_einsum",
-    "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
+    "activations", "activations_softmax", "normalization", "normalization_weight_norm", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout",
     "shape_padding", "convolution_fold",
     "tensor_info",
+    "foreach",
 )
 
 _KIND_KEYS = {

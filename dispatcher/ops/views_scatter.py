@@ -116,3 +116,34 @@ def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -
     from ..memory_format import contiguous_format
 
     return _op("clone")(_op("diagonal")(self, offset, dim1, dim2), memory_format=contiguous_format)
+
+
+# --- issue 20: as_strided_ (an in-place view: self takes the geometry) and as_strided_scatter ----------------------
+
+
+@impl("as_strided_", "CPU", "Meta", "CompositeExplicitAutogradNonFunctional")
+def as_strided_(self: Tensor, size: list[int], stride: list[int], storage_offset: int | None = None) -> Tensor:
+    """``setStrided``: self keeps its storage and takes the sizes, strides and offset (checked as ``as_strided``)."""
+    from .views import as_strided
+
+    view = as_strided(self, size, stride, storage_offset)
+    self._shape, self._stride, self._contiguous = view._shape, view._stride, view._contiguous
+    self._storage_offset = view._storage_offset
+    if self._device.type != "meta":
+        self._data = view._data
+    return self
+
+
+@impl("as_strided_scatter", "CPU", "Meta", "CompositeExplicitAutogradNonFunctional")
+def as_strided_scatter(self: Tensor, src: Tensor, size: list[int], stride: list[int],
+                       storage_offset: int | None = None) -> Tensor:
+    """A clone of ``self`` with ``src`` written into ``clone.as_strided(size, stride, storage_offset)``."""
+    output = aten.clone.default(self)
+    view = aten.as_strided.default(output, list(size), list(stride), storage_offset)
+    if view._shape != src._shape:
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = {list(src._shape)}, "
+            f"slice size = {list(view._shape)}"
+        )
+    aten.copy_.default(view, src)
+    return output

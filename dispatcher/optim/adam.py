@@ -9,6 +9,9 @@ for cuda / xpu / mtia / privateuse1 devices), op for op: ``step_t += 1``, the we
 and ``param.addcdiv_(exp_avg, denom, value=-step_size)``, with the bias corrections computed in Python from
 ``step_t.item()``. State per parameter: ``step`` (a float32 0-dim tensor), ``exp_avg``, ``exp_avg_sq`` and
 ``max_exp_avg_sq`` (amsgrad), PyTorch's names and layout.
+
+With ``foreach=True`` (which PyTorch runs on CPU tensors too) the update is ``_multi_tensor_adam``'s: the
+same arithmetic over each (device, dtype) group with the ``_foreach_*`` ops (dispatcher/ops/foreach.py).
 """
 
 from __future__ import annotations
@@ -32,10 +35,24 @@ def _scalar_dtype() -> Any:
 
 
 def _unsupported(name: str, foreach: bool | None, fused: bool | None, capturable: bool, differentiable: bool) -> None:
-    if foreach or fused or capturable or differentiable:
-        raise NotImplementedError(f"{name}: only the single-tensor implementation (foreach=False, fused=False, "
-                                  "capturable=False, differentiable=False: the CPU default) is supported by "
-                                  "dispatchkit")
+    """Refuse what is not reproduced: fused kernels, capturable (CUDA-graph) and differentiable updates."""
+    if fused or capturable or differentiable:
+        raise NotImplementedError(f"{name}: only the single-tensor and foreach implementations (fused=False, "
+                                  "capturable=False, differentiable=False) are supported by dispatchkit")
+
+
+def _group(tensorlists: list[list[Any]]) -> Any:
+    """``Optimizer._group_tensors_by_device_and_dtype`` (not compiling: torch.utils._foreach_utils's, under no_grad)."""
+    from ..api.foreach import group_tensors_by_device_and_dtype
+
+    return group_tensors_by_device_and_dtype(tensorlists)
+
+
+def _cpu_step_increment(steps: list[Tensor]) -> None:
+    """``_foreach_add_(state_steps, torch.tensor(1.0, device="cpu"), alpha=1.0)`` (the CPU-step form torch uses)."""
+    from .. import _foreach_add_, tensor
+
+    _foreach_add_(steps, tensor(1.0, device="cpu"), alpha=1.0)
 
 
 class Adam(Optimizer):
@@ -119,7 +136,8 @@ class Adam(Optimizer):
             has_complex = self._init_group(group, params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
                                            state_steps)
             adam(params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
-                 amsgrad=group["amsgrad"], has_complex=has_complex, beta1=beta1, beta2=beta2, lr=group["lr"],
+                 foreach=group["foreach"], amsgrad=group["amsgrad"], has_complex=has_complex, beta1=beta1,
+                 beta2=beta2, lr=group["lr"],
                  weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
                  decoupled_weight_decay=group["decoupled_weight_decay"])
         return loss
@@ -141,8 +159,15 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_
          grad_scale: Tensor | None = None, found_inf: Tensor | None = None, has_complex: bool = False,
          decoupled_weight_decay: bool = False, *, amsgrad: bool, beta1: float, beta2: float, lr: float | Tensor,
          weight_decay: float, eps: float, maximize: bool) -> None:
-    """The functional Adam update (``torch.optim.adam.adam``; single-tensor on CPU), in place."""
+    """The functional Adam update (``torch.optim.adam.adam``; single-tensor on CPU unless ``foreach=True``), in place."""
     _unsupported("adam", foreach, fused, capturable, differentiable)
+    if foreach:
+        if not all(isinstance(t, Tensor) for t in state_steps):
+            raise RuntimeError("API has changed, `state_steps` argument must contain a list of singleton tensors")
+        _multi_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, amsgrad=amsgrad,
+                           has_complex=has_complex, beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay,
+                           eps=eps, maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
+        return
     if not all(isinstance(t, Tensor) for t in state_steps):
         raise RuntimeError("API has changed, `state_steps` argument must contain a list of singleton tensors")
     if grad_scale is not None or found_inf is not None:
@@ -187,3 +212,62 @@ def adamw(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp
          differentiable=differentiable, fused=fused, grad_scale=grad_scale, found_inf=found_inf,
          has_complex=has_complex, decoupled_weight_decay=True, amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=lr,
          weight_decay=weight_decay, eps=eps, maximize=maximize)
+
+
+def _multi_tensor_adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_avg_sqs: list[Tensor],
+                       max_exp_avg_sqs: list[Tensor], state_steps: list[Tensor], *, amsgrad: bool, has_complex: bool,
+                       beta1: Any, beta2: Any, lr: Any, weight_decay: float, eps: float, maximize: bool,
+                       decoupled_weight_decay: bool) -> None:
+    """``_multi_tensor_adam`` (``foreach=True``; capturable=False): the same update with ``_foreach_*`` ops."""
+    from .. import (
+        _foreach_add,
+        _foreach_add_,
+        _foreach_addcdiv_,
+        _foreach_addcmul_,
+        _foreach_div_,
+        _foreach_lerp_,
+        _foreach_maximum_,
+        _foreach_mul_,
+        _foreach_neg,
+        _foreach_sqrt,
+    )
+
+    if len(params) == 0:
+        return
+    if isinstance(lr, Tensor):
+        raise RuntimeError("lr as a Tensor is not supported for capturable=False and foreach=True")
+    for name, beta in (("beta1", beta1), ("beta2", beta2)):
+        if isinstance(beta, Tensor):
+            raise ValueError(f"{name} as a Tensor is not supported for capturable=False and foreach=True")
+    if has_complex:
+        raise NotImplementedError("adam: complex parameters are not supported by dispatchkit")
+    lr, beta1, beta2 = _to_scalar(lr), _to_scalar(beta1), _to_scalar(beta2)
+    grouped = _group([params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps])
+    for (device_params, device_grads, device_exp_avgs, device_exp_avg_sqs, device_max_exp_avg_sqs,
+         device_state_steps), _ in grouped.values():
+        if maximize:
+            device_grads = _foreach_neg(device_grads)
+        _cpu_step_increment(device_state_steps)
+        if weight_decay != 0:
+            if decoupled_weight_decay:
+                _foreach_mul_(device_params, 1 - lr * weight_decay)
+            elif maximize:
+                _foreach_add_(device_grads, device_params, alpha=weight_decay)
+            else:
+                device_grads = _foreach_add(device_grads, device_params, alpha=weight_decay)
+        _foreach_lerp_(device_exp_avgs, device_grads, 1 - beta1)
+        _foreach_mul_(device_exp_avg_sqs, beta2)
+        _foreach_addcmul_(device_exp_avg_sqs, device_grads, device_grads, 1 - beta2)
+        del device_grads
+        bias_correction1 = [1 - beta1 ** step.item() for step in device_state_steps]
+        bias_correction2 = [1 - beta2 ** step.item() for step in device_state_steps]
+        step_size = [(lr / bc) * -1 for bc in bias_correction1]
+        bias_correction2_sqrt = [bc ** 0.5 for bc in bias_correction2]
+        if amsgrad:
+            _foreach_maximum_(device_max_exp_avg_sqs, device_exp_avg_sqs)
+            exp_avg_sq_sqrt = _foreach_sqrt(device_max_exp_avg_sqs)
+        else:
+            exp_avg_sq_sqrt = _foreach_sqrt(device_exp_avg_sqs)
+        _foreach_div_(exp_avg_sq_sqrt, bias_correction2_sqrt)
+        _foreach_add_(exp_avg_sq_sqrt, eps)
+        _foreach_addcdiv_(device_params, device_exp_avgs, exp_avg_sq_sqrt, step_size)

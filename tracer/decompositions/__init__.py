@@ -167,7 +167,7 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     "hardsigmoid_backward.default", "glu.default", "glu_backward.default", "threshold.default", "threshold_.default",
     # normalization
     "native_layer_norm_backward.default", "native_batch_norm_backward.default",
-    "native_group_norm_backward.default",
+    "native_group_norm_backward.default", "_weight_norm_interface.default",
     # losses
     "mse_loss.default", "mse_loss_backward.default", "nll_loss2d_backward.default", "nll_loss2d_forward.default",
     "nll_loss_backward.default", "nll_loss_forward.default", "smooth_l1_loss.default",

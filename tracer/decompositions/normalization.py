@@ -181,3 +181,13 @@ def native_group_norm_backward(grad_output: Tensor, input: Tensor, mean: Tensor,
     if output_mask[2]:
         d_bias = db.sum(dim=[0])
     return d_input, d_gamma, d_bias
+
+
+# --- issue 20: _weight_norm_interface (torch/_decomp/decompositions.py) --------------------------------------------
+@register_decomposition(aten._weight_norm_interface.default)
+def _weight_norm_interface(v: Tensor, g: Tensor, dim: int = 0) -> tuple[Tensor, Tensor]:
+    """``(v * (g / norm), norm)`` with ``norm = v.norm(2, other dims, keepdim=True)`` (float32 for bfloat16 ``g``)."""
+    keep_dim = tuple(i for i in range(len(v.shape)) if i != dim)
+    norm_dtype = dispatcher.float32 if g.dtype.name == "bfloat16" else None  # (no bfloat16 here: NumPy has none)
+    norm = v.norm(2, keep_dim, keepdim=True, dtype=norm_dtype)
+    return v * (g / norm.to(g.dtype)), norm

@@ -48,6 +48,7 @@ from . import (  # noqa: F401 - each module registers its formulas when imported
     convolution,
     dropout,
     embedding,
+    foreach,
     indexing,
     indexing_masked,
     linalg,

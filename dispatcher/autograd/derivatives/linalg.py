@@ -95,8 +95,8 @@ def _addbmm(ctx, grads, needs):
 def _mv(ctx, grads, needs):
     g = grads[0]
     gs = None
-    if needs[0]:  # grad.ger(vec): outer product, which PyTorch computes as grad.reshape(n, 1) * vec
-        gs = aten.mul.Tensor(aten.view.default(g, [g._shape[0], 1]), ctx.vec)
+    if needs[0]:  # grad.ger(vec): CompositeImplicitAutograd, outer -> grad.reshape(n, 1) * vec
+        gs = aten.ger.default(g, ctx.vec)
     gv = aten.mv.default(aten.t.default(ctx.self), g) if needs[1] else None
     return (gs, gv)
 

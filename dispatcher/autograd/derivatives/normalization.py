@@ -315,3 +315,15 @@ def _native_group_norm(ctx, grads, needs):
 def _native_group_norm_backward(ctx, grads, needs):
     """PyTorch has no formula for native_group_norm_backward: its node is ``NotImplemented``."""
     raise RuntimeError("derivative for aten::native_group_norm_backward is not implemented")
+
+
+# --- weight norm (issue 20) ---------------------------------------------------------------------------------------
+
+@derivative("_weight_norm_interface", "WeightNormInterfaceBackward0", ("v", "g"),
+            save_inputs=("v", "g", "dim"), save_outputs=(1,), non_differentiable_outputs=(1,))
+def _weight_norm_interface_formula(ctx, grads, needs):
+    """``_weight_norm_interface_backward(grad.contiguous(), v, g, result1, dim)`` (the first-order path)."""
+    grad = grads[0]
+    if grad is None:
+        return (None, None)
+    return aten._weight_norm_interface_backward.default(grad.contiguous(), ctx.v, ctx.g, ctx.result1, ctx.dim)

@@ -346,3 +346,26 @@ def _int64() -> Any:
     from ... import dtypes
 
     return dtypes.int64
+
+
+# --- issue 20: as_strided_scatter ----------------------------------------------------------------------------------
+
+@derivative("as_strided_scatter", "AsStridedScatterBackward0", ("self", "src"), save_meta=("self", "src"),
+            save_inputs=("size", "stride", "storage_offset"))
+def _as_strided_scatter(ctx, grads, needs):
+    """self: ``as_strided_scatter_backward`` (FunctionsManual: zeros of self's geometry with the grad's strided slice
+    copied into the same slice); src: ``grad.contiguous().as_strided(size, stride, storage_offset)``."""
+    grad = grads[0]
+    size, stride, offset = list(ctx.size), list(ctx.stride), ctx.storage_offset
+    g_self = g_src = None
+    if needs[0]:
+        grad_ = grad.contiguous()
+        grad_slice = aten.as_strided.default(grad_, size, stride, offset)
+        result_buffer = aten.new_zeros.default(grad_, list(ctx.self._shape))
+        result = aten.as_strided.default(result_buffer, list(ctx.self._shape), list(ctx.self._stride))
+        result_slice = aten.as_strided.default(result, size, stride, offset)
+        aten.copy_.default(result_slice, grad_slice)
+        g_self = result
+    if needs[1]:
+        g_src = aten.as_strided.default(grad.contiguous(), size, stride, offset)
+    return (g_self, g_src)

@@ -73,8 +73,10 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  # noqa: A002
               out: Any = None) -> Tensor:
     """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``)."""
-    if out is not None:
-        raise NotImplementedError("normalize(out=...) is not supported by dispatchkit")
-    norm = input.norm(p, dim, keepdim=True)
-    denom = norm.clamp_min(eps).expand_as(input)
-    return input / denom
+    if out is None:
+        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+        return input / denom
+    denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
+    from ...op_overload import namespace
+
+    return namespace("aten").div.out(input, denom, out=out)
