@@ -32,7 +32,7 @@ class T:
     shape: tuple[int, ...]
     dtype: str = "float32"
     layout: str = "contiguous"
-    kind: Any = "normal"  # "normal" | "positive" | "nonzero" | "unit" | ("index", n) | ("unique_index", n) | "zeros_some"
+    kind: Any = "normal"  # "normal" | "positive" | "nonzero" | "unit" | ("index", n) | ("unique_index", n) | "zeros_some" | "left_aligned"
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,8 @@ def _values(spec: T, shape: tuple[int, ...], rng: np.random.Generator) -> np.nda
         return np.asarray(rng.integers(0, kind[1], size=shape)).astype(dt)
     if isinstance(kind, tuple) and kind[0] == "unique_index":  # distinct indices (at most n of them)
         return rng.permutation(kind[1])[: int(np.prod(shape))].reshape(shape).astype(dt)
+    if kind == "left_aligned":  # bool rows of Trues then Falses (a padding mask's kept positions)
+        return np.arange(shape[-1]) < rng.integers(0, shape[-1] + 1, size=shape[:-1] + (1,))
     if dt == np.bool_:
         return np.asarray(rng.random(shape) < 0.5)
     if dt.kind == "f":
@@ -1663,6 +1665,12 @@ def _table_loss() -> list[OpInfo]:
         OpInfo("equal", [S(T((3, 4)), T((3, 4))), S(T((3, 4), L, kind=("index", 1)), T((3, 4), L, kind=("index", 1))),
                          S(T((3, 4), L, kind=("index", 1)), T((3, 4), D, kind=("index", 1))), S(T((3, 4)), T((4,))),
                          S(T((0, 2)), T((0, 2)))], meta=False),
+        # issue 19: the Transformer encoder's nested-tensor check (bool; a CPU kernel only)
+        OpInfo("_nested_tensor_from_mask_left_aligned",
+               [S(T((2, 3, 4)), T((2, 3), B, kind="left_aligned")), S(T((4, 5, 2)), T((4, 5), B)),
+                S(T((3, 5, 2), D), T((3, 5), B, "transposed", kind="left_aligned"))],
+               [S(T((2, 3, 4)), T((2, 3), L)), S(T((2, 3)), T((2, 3), B)), S(T((2, 3, 4)), T((2, 4), B)),
+                S(T((2, 3, 4)), T((2, 3, 1), B))], meta=False),
         # issue 17: type_as, max.other / min.other
         OpInfo("type_as", [S(T((3, 4)), T((2,), D)), S(T((3, 4), L), T((3,))), S(T((4, 3), F, "transposed"), T((2,), L)),
                            S(T((3,)), T(()))]),

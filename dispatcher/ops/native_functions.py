@@ -635,4 +635,6 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     # issue 17: allclose (CompositeExplicitAutograd) and equal (a CPU kernel, no Meta kernel), both returning bool
     OpDef("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", CEA, tags=()),
     OpDef("equal(Tensor self, Tensor other) -> bool", BACKEND, tags=()),
+    # issue 19: the Transformer encoder's check before its nested-tensor path (a CPU kernel, no Meta kernel)
+    OpDef("_nested_tensor_from_mask_left_aligned(Tensor t, Tensor mask) -> bool", BACKEND, tags=()),
 )

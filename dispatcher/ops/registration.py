@@ -33,7 +33,7 @@ _KIND_KEYS = {
 
 #: backend ops torch registers with a CPU kernel only: on meta tensors they reach the Meta backend fallback
 #: (NotImplementedError "attempted to run this operator with Meta tensors"), as ``torch.equal`` does
-NO_META_KERNEL = frozenset({"equal"})
+NO_META_KERNEL = frozenset({"equal", "_nested_tensor_from_mask_left_aligned"})
 
 ATEN: Library | None = None
 

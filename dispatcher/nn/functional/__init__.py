@@ -40,7 +40,7 @@ from .activations import (
     threshold,
     threshold_,
 )
-from .attention import scaled_dot_product_attention
+from .attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .convolution import conv1d, conv2d
 from .dropout import dropout
 from .embedding import embedding, one_hot
@@ -80,6 +80,7 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "layer_norm", "batch_norm", "instance_norm", "group_norm",
     "rms_norm", "normalize", "scaled_dot_product_attention", "embedding", "one_hot", "dropout", "pad",
 ]
+__all__ += ["multi_head_attention_forward"]  # attention (issue 19)
 
 for _name in __all__:
     if globals()[_name].__module__.startswith(f"{__name__}."):

@@ -31,3 +31,23 @@ __all__ = [
     "ModuleList", "NLLLoss", "ReLU", "ReLU6", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax",
     "Softplus", "Tanh", "Unflatten",
 ]
+
+# --- attention and Transformer layers (issue 19) ---
+from .activation_mha import MultiheadAttention  # noqa: E402
+from .linear import NonDynamicallyQuantizableLinear  # noqa: E402
+
+__all__ += ["MultiheadAttention", "NonDynamicallyQuantizableLinear"]
+# --- end attention and Transformer layers ---
+
+# --- Transformer layers (issue 19) ---
+from .transformer import (  # noqa: E402
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+
+__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+            "TransformerEncoderLayer"]
+# --- end Transformer layers ---

@@ -1,4 +1,5 @@
-"""Activation layers: each calls its ``nn.functional`` function (torch/nn/modules/activation.py)."""
+"""Activation layers (torch/nn/modules/activation.py): each calls its ``nn.functional`` function; and
+``MultiheadAttention``, which lives in the same file in torch (see ``activation_mha.py``)."""
 
 from __future__ import annotations
 
