@@ -637,4 +637,12 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("equal(Tensor self, Tensor other) -> bool", BACKEND, tags=()),
     # issue 19: the Transformer encoder's check before its nested-tensor path (a CPU kernel, no Meta kernel)
     OpDef("_nested_tensor_from_mask_left_aligned(Tensor t, Tensor mask) -> bool", BACKEND, tags=()),
+    # issue 19: channel shuffle (shape), feature / alpha dropout (dropout; CompositeImplicitAutograd)
+    OpDef("channel_shuffle(Tensor self, SymInt groups) -> Tensor", BACKEND, tags=()),
+    OpDef("feature_dropout(Tensor input, float p, bool train) -> Tensor", CIA, tags=('maybe_aliasing_or_mutating', 'nondeterministic_seeded')),
+    OpDef("alpha_dropout(Tensor input, float p, bool train) -> Tensor", CIA, tags=('maybe_aliasing_or_mutating', 'nondeterministic_seeded')),
+    OpDef("feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor", CIA, tags=('maybe_aliasing_or_mutating', 'nondeterministic_seeded')),
+    # issue 19: Bilinear's ops (linalg; _trilinear is CompositeExplicitAutogradNonFunctional in torch)
+    OpDef("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor", CIA, tags=()),
+    OpDef("_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor", BACKEND, tags=()),
 )

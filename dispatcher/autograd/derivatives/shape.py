@@ -131,3 +131,10 @@ del _op, _node
 @derivative("_unique", "UniqueBackward0", ("self",), non_differentiable_outputs=(1,))
 def _unique(ctx, grads, needs):
     raise _not_implemented("_unique")
+
+
+@derivative("channel_shuffle", "ChannelShuffleBackward0", ("self",), save_inputs=("groups",))
+def _channel_shuffle(ctx, grads, needs):
+    """``channel_shuffle(grad, grad.size(1) / groups)``: the inverse shuffle."""
+    grad = grads[0]
+    return (aten.channel_shuffle.default(grad, grad.size(1) // ctx.groups),)

@@ -1,4 +1,4 @@
-"""``nn.functional.pad``.
+"""``nn.functional.pad`` and ``channel_shuffle``.
 
 Corresponds to torch/nn/functional.py's ``pad``: the C++ binding of ``aten.pad`` (whose
 CompositeImplicitAutograd kernel calls ``constant_pad_nd``), called with trailing default arguments left out,
@@ -14,7 +14,7 @@ from ...tensor import Tensor
 
 aten = namespace("aten")
 
-__all__ = ["pad"]
+__all__ = ["pad", "channel_shuffle"]
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
@@ -25,3 +25,10 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     elif mode != "constant":
         args.append(mode)
     return aten.pad.default(input, *args)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """``torch.channel_shuffle`` under its nn.functional name: ``aten.channel_shuffle``."""
+    from ...api.shape import channel_shuffle as _channel_shuffle
+
+    return _channel_shuffle(input, groups)

@@ -51,3 +51,14 @@ from .transformer import (  # noqa: E402
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
             "TransformerEncoderLayer"]
 # --- end Transformer layers ---
+
+# --- other layers real code uses (issue 19) ---
+from .activation import Softmax2d  # noqa: E402
+from .channelshuffle import ChannelShuffle  # noqa: E402
+from .container import ParameterDict, ParameterList  # noqa: E402
+from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: E402
+from .linear import Bilinear  # noqa: E402
+
+__all__ += ["AlphaDropout", "ChannelShuffle", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout", "Softmax2d",
+            "ParameterDict", "ParameterList", "Bilinear"]
+# --- end other layers ---
