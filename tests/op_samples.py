@@ -84,6 +84,10 @@ def _values(spec: T, shape: tuple[int, ...], rng: np.random.Generator) -> np.nda
         return np.asarray(rng.integers(0, kind[1], size=shape)).astype(dt)
     if isinstance(kind, tuple) and kind[0] == "unique_index":  # distinct indices (at most n of them)
         return rng.permutation(kind[1])[: int(np.prod(shape))].reshape(shape).astype(dt)
+    if isinstance(kind, tuple) and kind[0] == "offsets":  # embedding_bag offsets: 0 first, non-decreasing, <= n
+        v = np.sort(rng.integers(0, kind[1] + 1, size=shape))
+        v.reshape(-1)[:1] = 0
+        return v.astype(dt)
     if kind == "left_aligned":  # bool rows of Trues then Falses (a padding mask's kept positions)
         return np.arange(shape[-1]) < rng.integers(0, shape[-1] + 1, size=shape[:-1] + (1,))
     if dt == np.bool_:
@@ -1684,6 +1688,38 @@ def _table_loss() -> list[OpInfo]:
                             S(T((2, 2, 3), D), T((2, 2, 4), D), T((5, 3, 4), D))],
                [S(T((2, 3)), T((2, 4)), T((5, 4, 4))), S(T((2, 3)), T((3, 4)), T((5, 3, 4))),
                 S(T((2, 3)), T((2, 4), D), T((5, 3, 4)))]),
+        # issue 19: EmbeddingBag's ops
+        OpInfo("_embedding_bag", [
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6))),
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1),
+            S(T((10, 4), D), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 2, False, None, True),
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 0, False, T((6,)), False, 2),
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1, False, None, False, 3)],
+            [S(T((10, 4)), T((6,), D), T((3,), L, kind=("offsets", 6))),
+             S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1, False, T((6,)))]),
+        OpInfo("_embedding_bag_forward_only", [
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6))),
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 0, False, None, True),
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 2, False, None, False, 1)]),
+        OpInfo("_embedding_bag_backward", [
+            S(T((3, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), T((0,), L), T((3,), L),
+              T((3,), L), 10, False, 0, False, None),
+            S(T((3, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), T((6,), L, kind=("index", 3)),
+              T((3,), L, kind=("index", 3)), T((3,), L), 10, True, 1, False, None, 2),
+            S(T((3, 4), D), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), T((6,), L, kind=("index", 3)),
+              T((3,), L, kind=("index", 3)), T((3, 4), L, kind=("index", 10)), 10, False, 2, False, None)]),
+        OpInfo("_embedding_bag_per_sample_weights_backward", [
+            S(T((3, 4)), T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), T((0,), L), 0),
+            S(T((3, 4)), T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)),
+              T((6,), L, kind=("index", 3)), 0, 2)],
+            [S(T((3, 4)), T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), T((0,), L), 1)]),
+        OpInfo("embedding_bag", [S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6))),
+                                 S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 2)]),
+        OpInfo("embedding_bag.padding_idx", [
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1, False, None, False, -2),
+            # (include_last_offset with mean: sum's fast path reads past the gradient when the last offset is short)
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1, False, None, True, None)],
+            [S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1, False, None, False, 10)]),
         OpInfo("_trilinear", [S(T((2, 3)), T((5, 3, 4)), T((2, 4)), [1, 3], [0], [1, 2], [2, 3]),
                               S(T((2, 5)), T((2, 4)), T((5, 3, 4)), [2, 3], [1, 2], [0], [1, 3]),
                               S(T((3, 4), D), T((3, 4), D), T((3, 4), D), [], [], [], [1])]),

@@ -1,6 +1,6 @@
 """Other layers real models use, against torch 2.13: ``Bilinear``, ``ChannelShuffle``, ``Softmax2d``, the channel-wise
-and alpha dropouts, ``ParameterList`` / ``ParameterDict``, ``Embedding.from_pretrained`` (and ``EmbeddingBag`` in
-tests/test_nn_embedding_bag.py).
+and alpha dropouts, ``ParameterList`` / ``ParameterDict``, ``Embedding.from_pretrained``, ``EmbeddingBag`` (modes, offsets, per-sample
+weights, padding_idx, include_last_offset, from_pretrained).
 
 Deterministic layers go through tests/nn_oracle.py's check_module (repr, state_dict, values, gradients, make_fx in
 the four configurations, replay). The dropouts draw from different generators in the two libraries, so their
@@ -215,3 +215,65 @@ def test_embedding_from_pretrained(torch: Any, freeze: bool) -> None:
     check_module(torch, make, lambda L, s: [L.tensor([[0, 1, 5], [2, 1, 3]])], configs=("post", "pre"))
     assert D.nn.Embedding.from_pretrained(D.tensor(table), freeze=freeze).weight.requires_grad is (not freeze)
     _errors(torch, lambda L: L.nn.Embedding.from_pretrained(L.zeros(3)))
+
+
+# --- EmbeddingBag --------------------------------------------------------------------------------------------------
+
+IDX = [1, 2, 4, 5, 4, 3, 2, 9]
+EBAG = {
+    "mean_empty_bag": ({}, lambda L, s: [L.tensor(IDX), L.tensor([0, 4, 4])]),
+    "sum_per_sample_weights": ({"mode": "sum"}, lambda L, s: [L.tensor(IDX), L.tensor([0, 4]), randn(L, s, 8)]),
+    "max_2d": ({"mode": "max"}, lambda L, s: [L.tensor([[1, 2, 4], [5, 4, 3]])]),
+    "mean_padding": ({"padding_idx": 4}, lambda L, s: [L.tensor(IDX), L.tensor([0, 3, 8])]),
+    "sum_last_offset_freq": ({"mode": "sum", "include_last_offset": True, "scale_grad_by_freq": True},
+                             lambda L, s: [L.tensor(IDX), L.tensor([0, 3, 8])]),
+    "max_padding_last_offset": ({"mode": "max", "padding_idx": -1, "include_last_offset": True},
+                                lambda L, s: [L.tensor(IDX), L.tensor([0, 5, 8])]),
+}
+
+
+@pytest.mark.parametrize("case", list(EBAG))
+def test_embedding_bag(torch: Any, case: str) -> None:
+    """Values, the weight's (and per-sample weights') gradients, and graphs: _embedding_bag forward,
+    _embedding_bag_backward / _embedding_bag_per_sample_weights_backward (pre-dispatch: embedding_bag.padding_idx)."""
+    kw, inputs = EBAG[case]
+    configs = ("post", "pre", "fake", "core") if case in ("mean_empty_bag", "sum_per_sample_weights") else ("post",
+                                                                                                             "pre")
+    check_module(torch, lambda L: L.nn.EmbeddingBag(10, 3, **kw), inputs, configs=configs)
+
+
+def test_embedding_bag_forward_only_and_from_pretrained(torch: Any) -> None:
+    """A frozen weight: embedding_bag takes _embedding_bag_forward_only (graphs and values as torch's)."""
+    table = np.random.default_rng(1).standard_normal((10, 3)).astype(np.float32)
+
+    def make(L: Any) -> Any:
+        return L.nn.EmbeddingBag.from_pretrained(L.tensor(table), mode="sum", padding_idx=2)
+
+    check_module(torch, make, lambda L, s: [L.tensor(IDX), L.tensor([0, 2, 6])], configs=("post", "pre"))
+    m = D.nn.EmbeddingBag.from_pretrained(D.tensor(table), freeze=False)
+    assert m.weight.requires_grad and repr(m) == repr(torch.nn.EmbeddingBag.from_pretrained(torch.tensor(table),
+                                                                                               freeze=False))
+
+
+@pytest.mark.parametrize("bad", [
+    lambda L: L.nn.EmbeddingBag(10, 3)(L.tensor([1, 2])),
+    lambda L: L.nn.EmbeddingBag(10, 3, mode="median")(L.tensor([1, 2]), L.tensor([0])),
+    lambda L: L.nn.EmbeddingBag(10, 3)(L.tensor([1, 2]), L.tensor([0]), L.ones(2)),
+    lambda L: L.nn.EmbeddingBag(10, 3, mode="sum")(L.tensor([1, 2]), L.tensor([0]), L.ones(3)),
+    lambda L: L.nn.EmbeddingBag(10, 3)(L.tensor([1, 12]), L.tensor([0])),
+    lambda L: L.nn.EmbeddingBag(10, 3)(L.tensor([1, 2]), L.tensor([1])),
+    lambda L: L.nn.EmbeddingBag(10, 3)(L.tensor([1.0, 2.0]), L.tensor([0])),
+    lambda L: L.nn.EmbeddingBag(10, 3, padding_idx=10),
+    lambda L: L.nn.EmbeddingBag(10, 3, mode="max", scale_grad_by_freq=True)(L.tensor([1, 2]), L.tensor([0])),
+], ids=["no_offsets", "mode", "psw_mean", "psw_shape", "index_range", "first_offset",
+        "float_indices", "padding_idx", "max_freq"])
+def test_embedding_bag_errors(torch: Any, bad: Any) -> None:
+    _errors(torch, bad)
+
+
+def test_embedding_bag_2d_input_with_offsets() -> None:
+    """torch's message names the offsets' class (ours: dispatcher.tensor.Tensor, torch's: torch.Tensor)."""
+    with pytest.raises(ValueError, match="if input is 2D, then offsets has to be None, as input is treated is a "
+                                         "mini-batch of fixed length sequences. However, found offsets of type <class "
+                                         "'dispatcher.tensor.Tensor'>"):
+        D.nn.EmbeddingBag(10, 3)(D.tensor([[1, 2]]), D.tensor([0]))

@@ -58,7 +58,8 @@ from .channelshuffle import ChannelShuffle  # noqa: E402
 from .container import ParameterDict, ParameterList  # noqa: E402
 from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: E402
 from .linear import Bilinear  # noqa: E402
+from .sparse import EmbeddingBag  # noqa: E402
 
 __all__ += ["AlphaDropout", "ChannelShuffle", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout", "Softmax2d",
-            "ParameterDict", "ParameterList", "Bilinear"]
+            "ParameterDict", "ParameterList", "Bilinear", "EmbeddingBag"]
 # --- end other layers ---
