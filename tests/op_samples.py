@@ -1680,6 +1680,8 @@ def _table_loss() -> list[OpInfo]:
         OpInfo("channel_shuffle", [S(T((2, 6, 3)), 3), S(T((2, 4, 3, 3), D), 2), S(T((3, 4, 2), F, "transposed"), 4),
                                    S(T((0, 4, 2)), 2)],
                [S(T((2, 6, 3)), 4), S(T((2, 6)), 2), S(T((2, 6, 3)), 0)]),
+        OpInfo("native_channel_shuffle", [S(T((2, 6, 3)), 3), S(T((2, 4, 3, 3), D), 2), S(T((0, 4, 2)), 2)],
+               [S(T((2, 6, 3)), 4), S(T((2, 6)), 2), S(T((2, 6, 3)), 0)]),
         OpInfo("feature_dropout", [S(T((3, 4, 2)), 0.5, False), S(T((3, 4)), 0.0, True), S(T((3, 4, 2)), 1.0, True)],
                [S(T((3, 4)), 1.5, True)]),
         OpInfo("alpha_dropout", [S(T((3, 4)), 0.5, False), S(T((3, 4)), 0.0, True), S(T((3, 4)), 1.0, True)]),

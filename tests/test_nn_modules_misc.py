@@ -95,6 +95,16 @@ def test_channel_shuffle_channels_last_and_errors(torch: Any) -> None:
         _errors(torch, bad)
 
 
+def test_native_channel_shuffle(torch: Any) -> None:
+    """torch.native_channel_shuffle: one node in the post / pre / fake graphs, the math decomposition in core-ATen;
+    no derivative (a NotImplemented node, backward fails as torch's)."""
+    def make(L: Any) -> Any:
+        return _wrap(L, L.nn.Identity(), lambda m, x: L.nn.functional.native_channel_shuffle(m(x), 2))
+
+    check_graphs(torch, make, lambda L, s: [randn(L, s, 2, 4, 3, 3)])
+    _errors(torch, lambda L: L.native_channel_shuffle(L.zeros(2, 4, 3, requires_grad=True), 2).sum().backward())
+
+
 def test_softmax2d(torch: Any) -> None:
     check_module(torch, lambda L: L.nn.Softmax2d(), lambda L, s: [randn(L, s, 2, 3, 2, 2)])
     check_module(torch, lambda L: L.nn.Softmax2d(), lambda L, s: [randn(L, s, 3, 2, 2)], configs=("post",))

@@ -639,6 +639,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("_nested_tensor_from_mask_left_aligned(Tensor t, Tensor mask) -> bool", BACKEND, tags=()),
     # issue 19: channel shuffle (shape), feature / alpha dropout (dropout; CompositeImplicitAutograd)
     OpDef("channel_shuffle(Tensor self, SymInt groups) -> Tensor", BACKEND, tags=()),
+    # (torch: CPU kernel + CompositeImplicitAutograd math_channel_shuffle; on CPU the kernel is what dispatch reaches)
+    OpDef("native_channel_shuffle(Tensor self, SymInt groups) -> Tensor", BACKEND, tags=()),
     OpDef("feature_dropout(Tensor input, float p, bool train) -> Tensor", CIA, tags=('maybe_aliasing_or_mutating', 'nondeterministic_seeded')),
     OpDef("alpha_dropout(Tensor input, float p, bool train) -> Tensor", CIA, tags=('maybe_aliasing_or_mutating', 'nondeterministic_seeded')),
     OpDef("feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor", CIA, tags=('maybe_aliasing_or_mutating', 'nondeterministic_seeded')),

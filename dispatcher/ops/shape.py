@@ -479,10 +479,12 @@ def _unique_meta(self: Tensor, sorted: bool = True, return_inverse: bool = False
 # --- channel_shuffle (issue 19) ------------------------------------------------------------------------------------
 
 
+@impl("native_channel_shuffle", "CPU", "Meta")
 @impl("channel_shuffle", "CPU", "Meta")
 def channel_shuffle(self: Tensor, groups: int) -> Tensor:
     """Channels regrouped: ``(N, g, C/g, *)`` transposed to ``(N, C/g, g, *)`` (ChanelShuffle.cpp); the result in
-    ``self``'s suggested memory format; an empty input comes back as an alias."""
+    ``self``'s suggested memory format; an empty input comes back as an alias. ``native_channel_shuffle`` runs the
+    same CPU kernel (PyTorch also gives it a CompositeImplicitAutograd kernel, which only the core-ATen table uses)."""
     if self.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(self.shape)}")
     if groups <= 0:

@@ -178,7 +178,8 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     "embedding_dense_backward.default",
     # dropout
     "native_dropout_backward.default"))
-CORE_ATEN_DECOMPOSITION_OPS += (_overload("channel_shuffle.default"),)  # shape (issue 19)
+CORE_ATEN_DECOMPOSITION_OPS += (_overload("channel_shuffle.default"),  # shape (issue 19)
+                                _overload("native_channel_shuffle.default"))
 
 #: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op
 MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {

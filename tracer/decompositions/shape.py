@@ -1,5 +1,5 @@
 """Core-aten decompositions of the shape ops: ``stack``, ``tril`` / ``triu``, ``roll``, ``diag_embed``,
-``channel_shuffle``.
+``channel_shuffle``, ``native_channel_shuffle``.
 
 Corresponds to the torch/_refs/__init__.py functions and torch/_decomp/decompositions.py entries PyTorch 2.13's
 ``core_aten_decompositions()`` maps these ops to:
@@ -157,3 +157,28 @@ def _ref_reshape(a: Tensor, shape: list[int]) -> Tensor:
     if compute_view_strides(tuple(a.shape), tuple(a.stride()), shape) is None:
         a = aten.clone.default(a, memory_format=contiguous_format)
     return aten.view.default(a, shape)
+
+
+@register_decomposition(aten.native_channel_shuffle.default)
+def native_channel_shuffle(self: Tensor, groups: int) -> Tensor:
+    """ChanelShuffle.cpp's CompositeImplicitAutograd ``math_channel_shuffle``: ``view(b, g, c/g, -1)``,
+    ``permute(0, 2, 1, 3)``, contiguous, ``reshape`` to the input's sizes, contiguous in its suggested format."""
+    from dispatcher.memory_format import channels_last, channels_last_3d, suggest_memory_format_code
+
+    if self.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(self.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    b, c = self.shape[0], self.shape[1]
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    x = aten.view.default(self, [b, groups, c // groups, -1])
+    x = aten.permute.default(x, [0, 2, 1, 3])
+    if not x.is_contiguous():
+        x = aten.clone.default(x, memory_format=contiguous_format)
+    x = _ref_reshape(x, list(self.shape))
+    code = suggest_memory_format_code(tuple(self.shape), tuple(self.stride()))
+    fmt = {2: channels_last, 3: channels_last_3d}.get(code, contiguous_format)
+    if not x.is_contiguous(memory_format=fmt):
+        x = aten.clone.default(x, memory_format=fmt)
+    return x

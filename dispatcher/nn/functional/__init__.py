@@ -84,10 +84,10 @@ __all__ += ["multi_head_attention_forward"]  # attention (issue 19)
 from .dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: E402
 from .embedding import embedding_bag  # noqa: E402
 from .linalg import bilinear  # noqa: E402
-from .shape import channel_shuffle  # noqa: E402
+from .shape import channel_shuffle, native_channel_shuffle  # noqa: E402
 
 __all__ += ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "channel_shuffle",
-            "bilinear", "embedding_bag"]
+            "bilinear", "embedding_bag", "native_channel_shuffle"]
 
 for _name in __all__:
     if globals()[_name].__module__.startswith(f"{__name__}."):

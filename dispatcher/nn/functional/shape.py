@@ -1,4 +1,4 @@
-"""``nn.functional.pad`` and ``channel_shuffle``.
+"""``nn.functional.pad``, ``channel_shuffle`` and ``native_channel_shuffle``.
 
 Corresponds to torch/nn/functional.py's ``pad``: the C++ binding of ``aten.pad`` (whose
 CompositeImplicitAutograd kernel calls ``constant_pad_nd``), called with trailing default arguments left out,
@@ -14,7 +14,7 @@ from ...tensor import Tensor
 
 aten = namespace("aten")
 
-__all__ = ["pad", "channel_shuffle"]
+__all__ = ["pad", "channel_shuffle", "native_channel_shuffle"]
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
@@ -32,3 +32,10 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
     from ...api.shape import channel_shuffle as _channel_shuffle
 
     return _channel_shuffle(input, groups)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """``torch.native_channel_shuffle`` under its nn.functional name."""
+    from ...api.shape import native_channel_shuffle as _native_channel_shuffle
+
+    return _native_channel_shuffle(input, groups)
