@@ -223,8 +223,12 @@ def __getattr__(name: str) -> object:
 
 # --- dtype aliases (torch.long, torch.float, ...): the names torch exports for our dtypes (issue 17) ---
 __all__ += ["cdouble", "cfloat", "double", "float", "half", "int", "long", "short"]
+# --- end dtype aliases ---
+# --- torch.backends (dispatcher/backends/): the MHA / Transformer fast-path switch (issue 19) ---
+from . import backends  # noqa: E402, F401
 from .dtypes import cdouble, cfloat, double, half, long, short  # noqa: E402
 from .dtypes import float as float  # noqa: E402, A004 - torch.float is float32
 from .dtypes import int as int  # noqa: E402, A004 - torch.int is int32
 
-# --- end dtype aliases ---
+__all__ += ["backends"]
+# --- end torch.backends ---

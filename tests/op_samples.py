@@ -32,7 +32,7 @@ class T:
     shape: tuple[int, ...]
     dtype: str = "float32"
     layout: str = "contiguous"
-    kind: Any = "normal"  # "normal" | "positive" | "nonzero" | "unit" | ("index", n) | ("unique_index", n) | "zeros_some"
+    kind: Any = "normal"  # "normal" | "positive" | "nonzero" | "unit" | ("index", n) | ("unique_index", n) | "zeros_some" | "left_aligned"
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,12 @@ def _values(spec: T, shape: tuple[int, ...], rng: np.random.Generator) -> np.nda
         return np.asarray(rng.integers(0, kind[1], size=shape)).astype(dt)
     if isinstance(kind, tuple) and kind[0] == "unique_index":  # distinct indices (at most n of them)
         return rng.permutation(kind[1])[: int(np.prod(shape))].reshape(shape).astype(dt)
+    if isinstance(kind, tuple) and kind[0] == "offsets":  # embedding_bag offsets: 0 first, non-decreasing, <= n
+        v = np.sort(rng.integers(0, kind[1] + 1, size=shape))
+        v.reshape(-1)[:1] = 0
+        return v.astype(dt)
+    if kind == "left_aligned":  # bool rows of Trues then Falses (a padding mask's kept positions)
+        return np.arange(shape[-1]) < rng.integers(0, shape[-1] + 1, size=shape[:-1] + (1,))
     if dt == np.bool_:
         return np.asarray(rng.random(shape) < 0.5)
     if dt.kind == "f":
@@ -1675,6 +1681,62 @@ def _table_loss() -> list[OpInfo]:
         OpInfo("equal", [S(T((3, 4)), T((3, 4))), S(T((3, 4), L, kind=("index", 1)), T((3, 4), L, kind=("index", 1))),
                          S(T((3, 4), L, kind=("index", 1)), T((3, 4), D, kind=("index", 1))), S(T((3, 4)), T((4,))),
                          S(T((0, 2)), T((0, 2)))], meta=False),
+        # issue 19: the Transformer encoder's nested-tensor check (bool; a CPU kernel only)
+        OpInfo("_nested_tensor_from_mask_left_aligned",
+               [S(T((2, 3, 4)), T((2, 3), B, kind="left_aligned")), S(T((4, 5, 2)), T((4, 5), B)),
+                S(T((3, 5, 2), D), T((3, 5), B, "transposed", kind="left_aligned"))],
+               [S(T((2, 3, 4)), T((2, 3), L)), S(T((2, 3)), T((2, 3), B)), S(T((2, 3, 4)), T((2, 4), B)),
+                S(T((2, 3, 4)), T((2, 3, 1), B))], meta=False),
+        # issue 19: channel_shuffle, feature / alpha dropout (deterministic samples: p 0 / 1 or not training),
+        # bilinear and _trilinear
+        OpInfo("channel_shuffle", [S(T((2, 6, 3)), 3), S(T((2, 4, 3, 3), D), 2), S(T((3, 4, 2), F, "transposed"), 4),
+                                   S(T((0, 4, 2)), 2)],
+               [S(T((2, 6, 3)), 4), S(T((2, 6)), 2), S(T((2, 6, 3)), 0)]),
+        OpInfo("native_channel_shuffle", [S(T((2, 6, 3)), 3), S(T((2, 4, 3, 3), D), 2), S(T((0, 4, 2)), 2)],
+               [S(T((2, 6, 3)), 4), S(T((2, 6)), 2), S(T((2, 6, 3)), 0)]),
+        OpInfo("feature_dropout", [S(T((3, 4, 2)), 0.5, False), S(T((3, 4)), 0.0, True), S(T((3, 4, 2)), 1.0, True)],
+               [S(T((3, 4)), 1.5, True)]),
+        OpInfo("alpha_dropout", [S(T((3, 4)), 0.5, False), S(T((3, 4)), 0.0, True), S(T((3, 4)), 1.0, True)]),
+        OpInfo("feature_alpha_dropout", [S(T((3, 4, 2)), 0.5, False), S(T((3, 4, 2)), 1.0, True)]),
+        OpInfo("bilinear", [S(T((2, 3)), T((2, 4)), T((5, 3, 4))), S(T((2, 3)), T((2, 4)), T((5, 3, 4)), T((5,))),
+                            S(T((2, 2, 3), D), T((2, 2, 4), D), T((5, 3, 4), D))],
+               [S(T((2, 3)), T((2, 4)), T((5, 4, 4))), S(T((2, 3)), T((3, 4)), T((5, 3, 4))),
+                S(T((2, 3)), T((2, 4), D), T((5, 3, 4)))]),
+        # issue 19: EmbeddingBag's ops
+        OpInfo("_embedding_bag", [
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6))),
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1),
+            S(T((10, 4), D), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 2, False, None, True),
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 0, False, T((6,)), False, 2),
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1, False, None, False, 3)],
+            [S(T((10, 4)), T((6,), D), T((3,), L, kind=("offsets", 6))),
+             S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1, False, T((6,)))]),
+        OpInfo("_embedding_bag_forward_only", [
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6))),
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 0, False, None, True),
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 2, False, None, False, 1)]),
+        OpInfo("_embedding_bag_backward", [
+            S(T((3, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), T((0,), L), T((3,), L),
+              T((3,), L), 10, False, 0, False, None),
+            S(T((3, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), T((6,), L, kind=("index", 3)),
+              T((3,), L, kind=("index", 3)), T((3,), L), 10, True, 1, False, None, 2),
+            S(T((3, 4), D), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), T((6,), L, kind=("index", 3)),
+              T((3,), L, kind=("index", 3)), T((3, 4), L, kind=("index", 10)), 10, False, 2, False, None)]),
+        OpInfo("_embedding_bag_per_sample_weights_backward", [
+            S(T((3, 4)), T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), T((0,), L), 0),
+            S(T((3, 4)), T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)),
+              T((6,), L, kind=("index", 3)), 0, 2)],
+            [S(T((3, 4)), T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), T((0,), L), 1)]),
+        OpInfo("embedding_bag", [S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6))),
+                                 S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 2)]),
+        OpInfo("embedding_bag.padding_idx", [
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1, False, None, False, -2),
+            # (include_last_offset with mean: sum's fast path reads past the gradient when the last offset is short)
+            S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1, False, None, True, None)],
+            [S(T((10, 4)), T((6,), L, kind=("index", 10)), T((3,), L, kind=("offsets", 6)), False, 1, False, None, False, 10)]),
+        OpInfo("_trilinear", [S(T((2, 3)), T((5, 3, 4)), T((2, 4)), [1, 3], [0], [1, 2], [2, 3]),
+                              S(T((2, 5)), T((2, 4)), T((5, 3, 4)), [2, 3], [1, 2], [0], [1, 3]),
+                              S(T((3, 4), D), T((3, 4), D), T((3, 4), D), [], [], [], [1])]),
         # issue 17: type_as, max.other / min.other
         OpInfo("type_as", [S(T((3, 4)), T((2,), D)), S(T((3, 4), L), T((3,))), S(T((4, 3), F, "transposed"), T((2,), L)),
                            S(T((3,)), T(()))]),

@@ -18,6 +18,7 @@ aten = namespace("aten")
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "tril", "triu", "flip", "roll", "narrow",
            "tile", "topk", "sort", "argsort", "diag", "diag_embed"]
+__all__ += ["channel_shuffle", "native_channel_shuffle"]  # issue 19
 
 
 # --- joining ----------------------------------------------------------------------------------------------------------
@@ -196,3 +197,13 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     for name, method in (("diag", _diag_method), ("diag_embed", _diag_embed_method)):
         method.__name__ = name
         setattr(T, name, method)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """``torch.channel_shuffle`` (also ``nn.functional.channel_shuffle``): regroup the channels (dim 1)."""
+    return aten.channel_shuffle.default(input, _check_int("channel_shuffle", groups, "groups", 2))
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """``torch.native_channel_shuffle`` (also ``nn.functional.native_channel_shuffle``)."""
+    return aten.native_channel_shuffle.default(input, _check_int("native_channel_shuffle", groups, "groups", 2))

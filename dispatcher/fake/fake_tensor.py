@@ -114,6 +114,18 @@ class FakeTensor(Tensor):
     def __repr__(self) -> str:
         return tensor_repr(self)
 
+    def __deepcopy__(self, memo: dict) -> FakeTensor:
+        """A fake clone with the same ``requires_grad`` (and Parameter mark): torch's Tensor.__deepcopy__ clones,
+        which under the fake mode gives a fake (copy.deepcopy of a module built under FakeTensorMode)."""
+        if id(self) in memo:
+            return memo[id(self)]
+        new = self.detach().clone()
+        new.requires_grad_(self.requires_grad)
+        if getattr(self, "_is_param", False):
+            new._is_param = True
+        memo[id(self)] = new
+        return new
+
 
 _new = object.__new__
 

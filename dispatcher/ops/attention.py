@@ -1,4 +1,5 @@
-"""Scaled dot-product attention: ``scaled_dot_product_attention`` and its CPU backends, ``_safe_softmax``.
+"""Scaled dot-product attention: ``scaled_dot_product_attention`` and its CPU backends, ``_safe_softmax``; and
+``_nested_tensor_from_mask_left_aligned``, the Transformer encoder's check before its nested-tensor path.
 
 Corresponds to aten/src/ATen/native/transformers/attention.cpp, sdp_utils_cpp.{h,cpp} and
 native/cpu/FlashAttentionKernel.cpp of PyTorch 2.13.
@@ -318,3 +319,21 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(
         grad_v = grad_v.reshape(b, h // group, group, n, grad_v.shape[-1]).sum(axis=2)
     return (materialize(metas[0], grad_q, query), materialize(metas[1], grad_k, query),
             materialize(metas[2], grad_v, query))
+
+
+@impl("_nested_tensor_from_mask_left_aligned", "CPU")
+def _nested_tensor_from_mask_left_aligned(t: Tensor, mask: Tensor) -> bool:
+    """Is each row of the (N, L) ``mask`` (True = a kept position of ``t``'s (N, L, D)) its Trues then its Falses?
+    (NestedTensorTransformerFunctions.cpp: the row sums equal the first False's index.)"""
+    if mask._dtype is not _dt.bool:
+        raise RuntimeError(f"Expected mask to be of ScalarType Bool, but got {scalar_type_name(mask._dtype)} instead.")
+    if mask.dim() != 2:
+        raise RuntimeError("Padding mask should be 2D")
+    if t.dim() != 3:
+        raise RuntimeError("Input should be a 3D tensor, N * L * D")
+    if tuple(t.shape[:2]) != tuple(mask.shape):
+        raise RuntimeError("Mask size should match input size")
+    m = np.asarray(mask._data, dtype=bool)
+    kept = m.sum(axis=1)
+    first_false = np.argmin(np.concatenate([m, np.zeros((m.shape[0], 1), dtype=bool)], axis=1), axis=1)
+    return bool(np.array_equal(kept, first_false))

@@ -2,7 +2,9 @@
 
 Corresponds to aten/src/ATen/native/Dropout.cpp and its CPU kernel. ``dropout`` is PyTorch's ``_dropout_impl``:
 ``self`` itself with ``p == 0`` or not training, else ``empty_like`` + ``bernoulli_(1 - p)`` + ``div_(1 - p)`` +
-``mul``. ``native_dropout`` draws its mask from the dispatcher's generators (dispatcher/random.py) and scales the
+``mul``; ``feature_dropout`` draws one noise value per (batch, channel) (``new_empty`` of shape ``(N, C, 1, ...)``);
+``alpha_dropout`` / ``feature_alpha_dropout`` keep the mean and variance of SELU activations (the noise turned into
+a scale ``a`` and a shift ``b``: ``input * noise + b``). ``native_dropout`` draws its mask from the dispatcher's generators (dispatcher/random.py) and scales the
 kept values by ``1 / (1 - p)``; ``native_dropout_backward`` is ``grad_output * mask * scale``.
 """
 
@@ -73,3 +75,46 @@ def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
     _op("bernoulli_.float")(noise, 1 - p)
     _op("div_.Scalar")(noise, 1 - p)
     return _op("mul.Tensor")(input, noise)
+
+
+def _dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: bool) -> Tensor:  # noqa: A002
+    """Dropout.cpp's ``_dropout_impl<feature_dropout, alpha_dropout, inplace=false>``."""
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {_fmt_double(p)}")
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = _op("zeros")([], dtype=input._dtype, layout=_STRIDED, device=input._device)
+        return _op("mul.Tensor")(input, zero)
+    if feature:  # make_feature_noise
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        noise = _op("new_empty")(input, [input._shape[0], input._shape[1]] + [1] * (input.dim() - 2))
+    else:
+        noise = _op("empty_like")(input)
+    _op("bernoulli_.float")(noise, 1 - p)
+    if not alpha:
+        _op("div_.Scalar")(noise, 1 - p)
+        return _op("mul.Tensor")(input, noise)
+    alpha_ = 1.7580993408473766
+    a = 1.0 / ((alpha_ * alpha_ * p + 1) * (1 - p)) ** 0.5
+    b = _op("add.Scalar")(noise, -1)
+    _op("mul_.Scalar")(b, alpha_ * a)
+    _op("add_.Scalar")(b, alpha_ * a * p)
+    _op("mul_.Scalar")(noise, a)
+    return _op("add_.Tensor")(_op("mul.Tensor")(input, noise), b)
+
+
+@impl("feature_dropout", "CompositeImplicitAutograd")
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    return _dropout_impl(input, p, train, feature=True, alpha=False)
+
+
+@impl("alpha_dropout", "CompositeImplicitAutograd")
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    return _dropout_impl(input, p, train, feature=False, alpha=True)
+
+
+@impl("feature_alpha_dropout", "CompositeImplicitAutograd")
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    return _dropout_impl(input, p, train, feature=True, alpha=True)

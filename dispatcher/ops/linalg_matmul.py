@@ -1,4 +1,10 @@
-"""``matmul`` and ``linear``: the CompositeImplicitAutograd products that pick ``mm`` / ``bmm`` / ``mv`` / ``addmm``.
+"""``matmul`` and ``linear``: the CompositeImplicitAutograd products that pick ``mm`` / ``bmm`` / ``mv`` / ``addmm``;
+``bilinear`` (CompositeImplicitAutograd: ``reshape`` + ``_trilinear`` + ``reshape`` + ``add``) and ``_trilinear``.
+
+``_trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim)``: each input unsqueezed at its ``expand`` dims, the
+three multiplied (broadcasting) and summed over ``sumdim`` (dropped). PyTorch registers it as
+CompositeExplicitAutogradNonFunctional (its kernel a sum of products); here it has CPU (one ``einsum``) and Meta
+kernels, which graphs and modes see the same way.
 
 Corresponds to aten/src/ATen/native/LinearAlgebra.cpp (``_matmul_impl``: vector / matrix cases, folding the batch
 dims of the larger operand into rows, else broadcasting and flattening the batch dims for ``bmm``) and Linear.cpp
@@ -10,10 +16,15 @@ adds its bias out of place, as PyTorch does.
 
 from __future__ import annotations
 
-from ..tensor import Tensor
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..tensor import Tensor, contiguous_strides
+from .attention import _meta_name
 from .composite import _op, _prod, is_tensor_subclass_like
 from .kernel_registry import impl
-from .meta_utils import broadcast_shapes
+from .meta_utils import TensorMeta, broadcast_shapes, materialize
 
 # --- matmul (LinearAlgebra.cpp _matmul_impl) ----------------------------------------------------------
 
@@ -156,4 +167,61 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             output = _op("add.Tensor")(output, bias)
         else:
             output = _op("add_.Tensor")(output, bias)
+    return output
+
+
+# --- bilinear / _trilinear (Linear.cpp) -----------------------------------------------------------------------
+
+
+@impl("_trilinear", "CPU", "Meta")
+def _trilinear(i1: Tensor, i2: Tensor, i3: Tensor, expand1: Sequence[int], expand2: Sequence[int],
+               expand3: Sequence[int], sumdim: Sequence[int], unroll_dim: int = 1) -> Tensor:
+    total_dim = i1.dim() + len(expand1)
+    for name, t, ex in (("1", i1, expand1), ("2", i2, expand2), ("3", i3, expand3)):
+        if t.dim() + len(ex) != total_dim:
+            raise RuntimeError(f"expand{name} and i{name} dims must sum to the total dimension")
+    letters = "abcdefghijklmnopqrstuvwxyz"[:total_dim]
+    specs, sizes = [], [1] * total_dim
+    for t, ex in ((i1, expand1), (i2, expand2), (i3, expand3)):
+        kept = [d for d in range(total_dim) if d not in set(ex)]
+        specs.append("".join(letters[d] for d in kept))
+        for d, n in zip(kept, t._shape, strict=True):
+            sizes[d] = n
+    out_dims = [d for d in range(total_dim) if d not in set(sumdim)]
+    shape = tuple(sizes[d] for d in out_dims)
+    meta = TensorMeta(shape, contiguous_strides(shape), i1._dtype)
+    eq = f"{specs[0]},{specs[1]},{specs[2]}->{''.join(letters[d] for d in out_dims)}"
+    return materialize(meta, lambda: np.einsum(eq, i1._data, i2._data, i3._data, optimize=True).astype(
+        i1._dtype.np_dtype, copy=False), i1)
+
+
+@impl("bilinear", "CompositeImplicitAutograd")
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``x1^T W x2 (+ b)`` over the last dims: ``_trilinear(x1 (B, I1), W (O, I1, I2), x2 (B, I2))``."""
+    tensors = [input1, input2, weight] + ([bias] if bias is not None else [])
+    if any(t._dtype is not input1._dtype for t in tensors):
+        names = ("input1", "input2", "weight", "bias")
+        got = ", ".join(f"{n}: {_meta_name(t._dtype)}" for n, t in zip(names, tensors, strict=False))
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1._shape[i] != input2._shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1._shape[i]} and "
+                               f"{input2._shape[i]}")
+    if input1._shape[-1] != weight._shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1._shape[-1]} but "
+                           f"expected {weight._shape[1]}")
+    if input2._shape[-1] != weight._shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2._shape[-1]} but "
+                           f"expected {weight._shape[2]}")
+    if bias is not None and bias._shape[0] != weight._shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias._shape[0]} but expected "
+                           f"{weight._shape[0]}")
+    output_size = list(input1._shape[:-1]) + [weight._shape[0]]
+    x1 = _op("reshape")(input1, [-1, input1._shape[-1]])
+    x2 = _op("reshape")(input2, [-1, input2._shape[-1]])
+    output = _op("reshape")(_op("_trilinear")(x1, weight, x2, [1, 3], [0], [1, 2], [2, 3]), output_size)
+    if bias is not None:
+        output = _op("add.Tensor")(output, bias)
     return output

@@ -729,4 +729,23 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", BACKEND, tags=('out', 'pointwise')),
     # issue 20: ger (CompositeImplicitAutograd: outer), what mv's derivative calls
     OpDef("ger(Tensor self, Tensor vec2) -> Tensor", CIA, tags=()),
+    # issue 19: the Transformer encoder's check before its nested-tensor path (a CPU kernel, no Meta kernel)
+    OpDef("_nested_tensor_from_mask_left_aligned(Tensor t, Tensor mask) -> bool", BACKEND, tags=()),
+    # issue 19: channel shuffle (shape), feature / alpha dropout (dropout; CompositeImplicitAutograd)
+    OpDef("channel_shuffle(Tensor self, SymInt groups) -> Tensor", BACKEND, tags=()),
+    # (torch: CPU kernel + CompositeImplicitAutograd math_channel_shuffle; on CPU the kernel is what dispatch reaches)
+    OpDef("native_channel_shuffle(Tensor self, SymInt groups) -> Tensor", BACKEND, tags=()),
+    OpDef("feature_dropout(Tensor input, float p, bool train) -> Tensor", CIA, tags=('maybe_aliasing_or_mutating', 'nondeterministic_seeded')),
+    OpDef("alpha_dropout(Tensor input, float p, bool train) -> Tensor", CIA, tags=('maybe_aliasing_or_mutating', 'nondeterministic_seeded')),
+    OpDef("feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor", CIA, tags=('maybe_aliasing_or_mutating', 'nondeterministic_seeded')),
+    # issue 19: Bilinear's ops (linalg; _trilinear is CompositeExplicitAutogradNonFunctional in torch)
+    OpDef("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor", CIA, tags=()),
+    OpDef("_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor", BACKEND, tags=()),
+    # issue 19: EmbeddingBag (embedding_bag: the CompositeImplicitAutograd entry points and the CPU kernels)
+    OpDef("embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) -> (Tensor, Tensor, Tensor, Tensor)", CIA, tags=()),
+    OpDef("embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)", CIA, tags=()),
+    OpDef("_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", BACKEND, tags=('core',)),
+    OpDef("_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", BACKEND, tags=()),
+    OpDef("_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor", BACKEND, tags=()),
+    OpDef("_embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor", BACKEND, tags=()),
 )

@@ -26,6 +26,8 @@ KERNEL_MODULES = (
     "shape_padding", "convolution_fold",
     "tensor_info",
     "foreach",
+    "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
+    "attention", "embedding", "embedding_bag", "dropout",
 )
 
 _KIND_KEYS = {
@@ -36,7 +38,7 @@ _KIND_KEYS = {
 
 #: backend ops torch registers with a CPU kernel only: on meta tensors they reach the Meta backend fallback
 #: (NotImplementedError "attempted to run this operator with Meta tensors"), as ``torch.equal`` does
-NO_META_KERNEL = frozenset({"equal"})
+NO_META_KERNEL = frozenset({"equal", "_nested_tensor_from_mask_left_aligned"})
 
 ATEN: Library | None = None
 

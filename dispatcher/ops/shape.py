@@ -470,3 +470,33 @@ def _unique(self: Tensor, sorted: bool = True, return_inverse: bool = False) -> 
 @impl("_unique", "Meta")
 def _unique_meta(self: Tensor, sorted: bool = True, return_inverse: bool = False) -> tuple[Tensor, Tensor]:  # noqa: A002
     raise NotImplementedError(_UNIQUE_META_MESSAGE)
+
+
+# --- channel_shuffle (issue 19) ------------------------------------------------------------------------------------
+
+
+@impl("native_channel_shuffle", "CPU", "Meta")
+@impl("channel_shuffle", "CPU", "Meta")
+def channel_shuffle(self: Tensor, groups: int) -> Tensor:
+    """Channels regrouped: ``(N, g, C/g, *)`` transposed to ``(N, C/g, g, *)`` (ChanelShuffle.cpp); the result in
+    ``self``'s suggested memory format; an empty input comes back as an alias. ``native_channel_shuffle`` runs the
+    same CPU kernel (PyTorch also gives it a CompositeImplicitAutograd kernel, which only the core-ATen table uses)."""
+    if self.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(self.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    c = self._shape[1]
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    if self.numel() == 0:
+        return _op("alias")(self)
+    code = suggest_memory_format_code(self._shape, self._stride)
+    stride = channels_last_strides_of(self._shape, code) if code else contiguous_strides(self._shape)
+    meta = TensorMeta(self._shape, stride, self._dtype)
+    n, rest = self._shape[0], tuple(self._shape[2:])
+
+    def compute() -> np.ndarray:
+        x = np.asarray(self._data).reshape((n, groups, c // groups) + rest)
+        return np.swapaxes(x, 1, 2).reshape(self._shape)
+
+    return materialize(meta, compute, self)

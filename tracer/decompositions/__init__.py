@@ -183,6 +183,8 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     # issue 19: convolution (unfold / fold), shape (padding modes)
     "im2col.default", "col2im.default", "reflection_pad1d.default", "reflection_pad2d.default",
     "reflection_pad3d.default", "replication_pad1d.default", "replication_pad2d.default", "replication_pad3d.default"))
+CORE_ATEN_DECOMPOSITION_OPS += (_overload("channel_shuffle.default"),  # shape (issue 19)
+                                _overload("native_channel_shuffle.default"))
 
 #: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op
 MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {

@@ -1,4 +1,5 @@
-"""Core-aten decompositions of the shape ops: ``stack``, ``tril`` / ``triu``, ``roll``, ``diag_embed``.
+"""Core-aten decompositions of the shape ops: ``stack``, ``tril`` / ``triu``, ``roll``, ``diag_embed``,
+``channel_shuffle``, ``native_channel_shuffle``.
 
 Corresponds to the torch/_refs/__init__.py functions and torch/_decomp/decompositions.py entries PyTorch 2.13's
 ``core_aten_decompositions()`` maps these ops to:
@@ -17,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from dispatcher import dtypes
+from dispatcher.memory_format import contiguous_format
 from dispatcher.op_overload import namespace
 from dispatcher.tensor import Tensor
 
@@ -124,3 +126,59 @@ def diag_embed(t: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Te
     else:
         masked = aten.where.ScalarOther(cond, t, 0)
     return aten.contiguous.default(masked)
+
+
+@register_decomposition(aten.channel_shuffle.default)
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """torch/_refs/nn/functional's: ``reshape(n, g, c/g, *)``, ``transpose(1, 2)``, ``reshape`` back, contiguous
+    (recorded as view, permute, clone, view); an empty input is a view of itself."""
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}")
+    c = input.shape[1]
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    if input.numel() == 0:
+        return aten.view.default(input, list(input.shape))
+    n, rest = input.shape[0], list(input.shape[2:])
+    x = _ref_reshape(input, [n, groups, c // groups, *rest])
+    x = aten.permute.default(x, [0, 2, 1, *range(3, x.dim())])
+    x = _ref_reshape(x, list(input.shape))
+    if not x.is_contiguous():
+        x = aten.clone.default(x, memory_format=contiguous_format)
+    return x
+
+
+def _ref_reshape(a: Tensor, shape: list[int]) -> Tensor:
+    """torch/_refs' reshape: a view when the strides allow one, else a contiguous clone viewed."""
+    from dispatcher.ops.views import compute_view_strides
+
+    if compute_view_strides(tuple(a.shape), tuple(a.stride()), shape) is None:
+        a = aten.clone.default(a, memory_format=contiguous_format)
+    return aten.view.default(a, shape)
+
+
+@register_decomposition(aten.native_channel_shuffle.default)
+def native_channel_shuffle(self: Tensor, groups: int) -> Tensor:
+    """ChanelShuffle.cpp's CompositeImplicitAutograd ``math_channel_shuffle``: ``view(b, g, c/g, -1)``,
+    ``permute(0, 2, 1, 3)``, contiguous, ``reshape`` to the input's sizes, contiguous in its suggested format."""
+    from dispatcher.memory_format import channels_last, channels_last_3d, suggest_memory_format_code
+
+    if self.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(self.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    b, c = self.shape[0], self.shape[1]
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    x = aten.view.default(self, [b, groups, c // groups, -1])
+    x = aten.permute.default(x, [0, 2, 1, 3])
+    if not x.is_contiguous():
+        x = aten.clone.default(x, memory_format=contiguous_format)
+    x = _ref_reshape(x, list(self.shape))
+    code = suggest_memory_format_code(tuple(self.shape), tuple(self.stride()))
+    fmt = {2: channels_last, 3: channels_last_3d}.get(code, contiguous_format)
+    if not x.is_contiguous(memory_format=fmt):
+        x = aten.clone.default(x, memory_format=fmt)
+    return x

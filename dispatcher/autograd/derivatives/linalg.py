@@ -143,3 +143,16 @@ def _addr(ctx, grads, needs):
 @derivative("trace", "TraceBackward0", ("self",), save_meta=("self",))
 def _trace(ctx, grads, needs):
     return (aten.trace_backward.default(grads[0], list(ctx.self._shape)),)
+
+
+@derivative("_trilinear", "TrilinearBackward0", ("i1", "i2", "i3"),
+            save_inputs=("i1", "i2", "i3", "expand1", "expand2", "expand3", "sumdim"))
+def _trilinear(ctx, grads, needs):
+    """FunctionsManual.cpp's ``_trilinear_backward``: each input's gradient is a _trilinear of the gradient with the
+    two other inputs, the roles of ``sumdim`` and that input's ``expand`` dims exchanged."""
+    g = grads[0]
+    e1, e2, e3, sd = list(ctx.expand1), list(ctx.expand2), list(ctx.expand3), list(ctx.sumdim)
+    g1 = aten._trilinear.default(g, ctx.i2, ctx.i3, sd, e2, e3, e1) if needs[0] else None
+    g2 = aten._trilinear.default(ctx.i1, g, ctx.i3, e1, sd, e3, e2) if needs[1] else None
+    g3 = aten._trilinear.default(ctx.i1, ctx.i2, g, e1, e2, sd, e3) if needs[2] else None
+    return (g1, g2, g3)

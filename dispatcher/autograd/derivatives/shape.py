@@ -131,3 +131,20 @@ del _op, _node
 @derivative("_unique", "UniqueBackward0", ("self",), non_differentiable_outputs=(1,))
 def _unique(ctx, grads, needs):
     raise _not_implemented("_unique")
+
+
+@derivative("channel_shuffle", "ChannelShuffleBackward0", ("self",), save_inputs=("groups",))
+def _channel_shuffle(ctx, grads, needs):
+    """``channel_shuffle(grad, grad.size(1) / groups)``: the inverse shuffle."""
+    grad = grads[0]
+    return (aten.channel_shuffle.default(grad, grad.size(1) // ctx.groups),)
+
+
+def _register_native_channel_shuffle() -> None:
+    """No formula in derivatives.yaml: a NotImplemented node."""
+    from .not_implemented import register_not_implemented
+
+    register_not_implemented("native_channel_shuffle", ("self",), "native_channel_shuffle")
+
+
+_register_native_channel_shuffle()

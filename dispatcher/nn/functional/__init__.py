@@ -42,6 +42,8 @@ from .activations import (
 )
 from .attention import scaled_dot_product_attention
 from .convolution import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, fold, unfold
+from .attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
+from .convolution import conv1d, conv2d
 from .dropout import dropout
 from .embedding import embedding, one_hot
 from .linalg import cosine_similarity, linear
@@ -82,6 +84,14 @@ __all__ = [
     # issue 19: convolution
     "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold",
 ]
+__all__ += ["multi_head_attention_forward"]  # attention (issue 19)
+from .dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: E402
+from .embedding import embedding_bag  # noqa: E402
+from .linalg import bilinear  # noqa: E402
+from .shape import channel_shuffle, native_channel_shuffle  # noqa: E402
+
+__all__ += ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "channel_shuffle",
+            "bilinear", "embedding_bag", "native_channel_shuffle"]
 
 for _name in __all__:
     if globals()[_name].__module__.startswith(f"{__name__}."):

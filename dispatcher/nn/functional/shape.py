@@ -1,4 +1,4 @@
-"""``nn.functional.pad``.
+"""``nn.functional.pad``, ``channel_shuffle`` and ``native_channel_shuffle``.
 
 Corresponds to torch/nn/functional.py's ``pad``: the C++ binding of ``aten.pad`` (whose
 CompositeImplicitAutograd kernel calls ``constant_pad_nd``, or for modes "reflect" / "replicate" / "circular" the
@@ -15,7 +15,7 @@ from ...tensor import Tensor
 
 aten = namespace("aten")
 
-__all__ = ["pad"]
+__all__ = ["pad", "channel_shuffle", "native_channel_shuffle"]
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
@@ -26,3 +26,17 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     elif mode != "constant":
         args.append(mode)
     return aten.pad.default(input, *args)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """``torch.channel_shuffle`` under its nn.functional name: ``aten.channel_shuffle``."""
+    from ...api.shape import channel_shuffle as _channel_shuffle
+
+    return _channel_shuffle(input, groups)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """``torch.native_channel_shuffle`` under its nn.functional name."""
+    from ...api.shape import native_channel_shuffle as _native_channel_shuffle
+
+    return _native_channel_shuffle(input, groups)

@@ -55,3 +55,35 @@ __all__ = [
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
     "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
 ]
+
+# --- attention and Transformer layers (issue 19) ---
+from .activation_mha import MultiheadAttention  # noqa: E402
+from .linear import NonDynamicallyQuantizableLinear  # noqa: E402
+
+__all__ += ["MultiheadAttention", "NonDynamicallyQuantizableLinear"]
+# --- end attention and Transformer layers ---
+
+# --- Transformer layers (issue 19) ---
+from .transformer import (  # noqa: E402
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+
+__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+            "TransformerEncoderLayer"]
+# --- end Transformer layers ---
+
+# --- other layers real code uses (issue 19) ---
+from .activation import Softmax2d  # noqa: E402
+from .channelshuffle import ChannelShuffle  # noqa: E402
+from .container import ParameterDict, ParameterList  # noqa: E402
+from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: E402
+from .linear import Bilinear  # noqa: E402
+from .sparse import EmbeddingBag  # noqa: E402
+
+__all__ += ["AlphaDropout", "ChannelShuffle", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout", "Softmax2d",
+            "ParameterDict", "ParameterList", "Bilinear", "EmbeddingBag"]
+# --- end other layers ---

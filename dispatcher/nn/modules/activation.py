@@ -1,4 +1,5 @@
-"""Activation layers: each calls its ``nn.functional`` function (torch/nn/modules/activation.py)."""
+"""Activation layers (torch/nn/modules/activation.py): each calls its ``nn.functional`` function; and
+``MultiheadAttention``, which lives in the same file in torch (see ``activation_mha.py``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from ..module import Module
 
 __all__ = [
     "ELU", "GELU", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "ReLU", "ReLU6",
-    "SiLU", "Sigmoid", "Softmax", "Softplus", "Tanh",
+    "SiLU", "Sigmoid", "Softmax", "Softmax2d", "Softplus", "Tanh",
 ]
 
 
@@ -176,3 +177,12 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W) input."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)
