@@ -66,6 +66,10 @@ def register_aten() -> Library:
         except ModuleNotFoundError as e:
             if e.name != f"{__package__}.{module}":
                 raise
+    from .. import dispatch
+    from .devices import mixed_device_kernel
+
+    dispatch.MIXED_DEVICE_KERNEL = mixed_device_kernel
     lib = Library("aten", "DEF")
     listed = set()
     for op in NATIVE_FUNCTIONS:
