@@ -563,4 +563,5 @@ def threshold(self: Tensor, threshold: Any, value: Any) -> Tensor:
 
 
 hardsigmoid_ = impl("hardsigmoid_", "CPU", "Meta")(inplace_from(hardsigmoid, "hardsigmoid_"))
-threshold_ = impl("threshold_", "CPU", "Meta")(inplace_from(threshold, "threshold_"))
+# (PyTorch's threshold_ writes through a TensorIterator without the memory-overlap check)
+threshold_ = impl("threshold_", "CPU", "Meta")(inplace_from(threshold, "threshold_", overlap=False))

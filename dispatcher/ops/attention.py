@@ -29,6 +29,7 @@ from .. import dtypes as _dt
 from ..memory_format import contiguous_format, strided
 from ..tensor import Tensor, contiguous_strides
 from .composite import _op, is_tensor_subclass_like
+from .fp_errors import quiet_fp
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize, preserve_format_strides, scalar_type_name
 
@@ -251,6 +252,7 @@ def _attention_scores(query: Tensor, key: Tensor, attn_mask: Tensor | None, is_c
 
 
 @impl("_scaled_dot_product_flash_attention_for_cpu", "CPU", "Meta")
+@quiet_fp
 def _scaled_dot_product_flash_attention_for_cpu(query: Tensor, key: Tensor, value: Tensor, dropout_p: float = 0.0,
                                                 is_causal: bool = False, *, attn_mask: Tensor | None = None,
                                                 scale: float | None = None) -> tuple[Tensor, Tensor]:
@@ -283,6 +285,7 @@ def _grad_layout(t: Tensor) -> TensorMeta:
 
 
 @impl("_scaled_dot_product_flash_attention_for_cpu_backward", "CPU", "Meta")
+@quiet_fp
 def _scaled_dot_product_flash_attention_for_cpu_backward(
         grad_out: Tensor, query: Tensor, key: Tensor, value: Tensor, out: Tensor, logsumexp: Tensor,
         dropout_p: float, is_causal: bool, *, attn_mask: Tensor | None = None,

@@ -28,6 +28,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
+from .fp_errors import quiet_fp
 from .kernel_dtypes import compute_dtype, is_meta
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize
@@ -317,6 +318,7 @@ def _grouped(a: np.ndarray, groups: int) -> np.ndarray:
     return a.reshape(a.shape[0], groups, a.shape[1] // groups, *a.shape[2:])
 
 
+@quiet_fp
 def conv_forward(x: np.ndarray, w: np.ndarray, p: ConvParams) -> np.ndarray:
     """The convolution of NumPy arrays (N, C, *S) and (O, C / groups, *K), without bias."""
     n, g = x.shape[0], p.groups
@@ -331,6 +333,7 @@ def conv_forward(x: np.ndarray, w: np.ndarray, p: ConvParams) -> np.ndarray:
     return out.reshape(n, o, *p.out_spatial)
 
 
+@quiet_fp
 def conv_scatter(g: np.ndarray, w: np.ndarray, p: ConvParams, spatial: Sequence[int]) -> np.ndarray:
     """Each position of ``g`` (N, O, *positions) spread through the weight (O, C / groups, *K) over a zero
     (N, C, *spatial) result: a convolution's input gradient, which is also the transposed convolution."""
@@ -376,6 +379,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: list
 
 
 @impl("convolution_backward", "CompositeExplicitAutograd")
+@quiet_fp
 def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor,  # noqa: A002
                          bias_sizes: list[int] | None, stride: list[int], padding: list[int], dilation: list[int],
                          transposed: bool, output_padding: list[int], groups: int,

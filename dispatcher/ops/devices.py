@@ -95,11 +95,13 @@ def _check(name: str, args: tuple, kwargs: dict) -> None:
         check_same_device(_tensors(args, kwargs))
     elif name in _DIVISOR:
         a, b = args[0], args[1]
-        if isinstance(b, Tensor) and b._data is None and a._data is not None:
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and b._data is None and a._data is not None:
             raise RuntimeError("Expected divisor (b) to be on the same device (cpu) as dividend (a), but it is found "
                                "on meta!")
     elif name in _INDEX_SOURCE:
         self, index, source = args[0], args[2], args[3]
+        if not all(isinstance(t, Tensor) for t in (self, index, source)):
+            return
         raise RuntimeError(f"{_INDEX_SOURCE[name]}(): self, index and source expected to be in the same device, but "
                            f"got (self) {_device_name(self)}, (index) {_device_name(index)}, and (source) "
                            f"{_device_name(source)}")
@@ -108,7 +110,7 @@ def _check(name: str, args: tuple, kwargs: dict) -> None:
                            "cpu!")
     elif name in _COPIES:
         dst, src = args[0], args[1]
-        if dst._data is not None and src._data is None:
+        if isinstance(dst, Tensor) and isinstance(src, Tensor) and dst._data is not None and src._data is None:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
 
 
@@ -129,6 +131,9 @@ def mixed_device_kernel(op: Any, kernel: KernelFunction) -> KernelFunction | Non
         return None
 
     def mixed(op_: Any, ks: int, args: tuple, kwargs: dict) -> Any:
+        if not any(t._data is not None for t in _tensors(args, kwargs)):
+            # no CPU tensor after all: fake tensors dispatch with both backend bits (fake/fake_mode.py)
+            return kernel.call(op_, ks, args, kwargs)
         _check(name, args, kwargs)
         return kernel.call(op_, ks, tuple(_as_meta(a) for a in args), {k: _as_meta(v) for k, v in kwargs.items()})
 

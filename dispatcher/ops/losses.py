@@ -200,7 +200,8 @@ def soft_margin_loss(self: Tensor, target: Tensor, reduction: int = _MEAN) -> Te
 def soft_margin_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
     """``-norm * target * z / (1 + z) * grad`` with ``z = exp(-target * self)`` (norm: 1 / numel for a mean)."""
     aten = _aten()
-    norm = 1.0 / self.numel() if reduction == _MEAN else 1.0
+    n = self.numel()
+    norm = (1.0 / n if n else math.inf) if reduction == _MEAN else 1.0  # (C++'s 1.0 / 0: the mul below then raises)
     z = aten.exp.default(aten.mul.Tensor(aten.neg.default(target), self))
     out = aten.mul.Tensor(aten.mul.Scalar(target, -norm), z)
     out = aten.mul_.Tensor(out, grad_output)

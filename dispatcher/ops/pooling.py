@@ -15,6 +15,7 @@ PyTorch's ``val > max || isnan(val)``. Floats compute in float64 / float32 (half
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from ..tensor import Tensor, contiguous_strides
 from .kernel_dtypes import compute_dtype, is_meta, not_implemented
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize
+from .tensor_iterator import _C_TYPE_NAMES
 
 aten = namespace("aten")
 
@@ -136,12 +138,19 @@ def _check_dim_size(t: Tensor, dim: int, dim_size: int, size: int) -> None:
 
 
 def _check_backward_sizes(self: Tensor, oh: int, ow: int, *grads: Tensor) -> None:
-    """``*_pool2d_backward_shape_check``: each of ``grads`` has self's planes and the output's height / width."""
+    """``*_pool2d_backward_shape_check``: each of ``grads`` has self's planes and the output's height / width;
+    then the CPU kernels' check that the gradient has self's dtype."""
     ndim = self.dim()
     for t in grads:
+        if ndim == 4:
+            _check_dim_size(t, ndim, 0, self._shape[0])
         _check_dim_size(t, ndim, ndim - 3, self._shape[-3])
         _check_dim_size(t, ndim, ndim - 2, oh)
         _check_dim_size(t, ndim, ndim - 1, ow)
+    g = grads[0]
+    if g._dtype is not self._dtype and self._data is not None:
+        raise RuntimeError(f"expected dtype {_C_TYPE_NAMES[self._dtype.name]} for `gradOutput` but got dtype "
+                           f"{_C_TYPE_NAMES[g._dtype.name]}")
 
 
 def _contiguous_meta(shape: Sequence[int], dtype: _dt.dtype) -> TensorMeta:
@@ -169,6 +178,9 @@ def max_pool2d_with_indices(self: Tensor, kernel_size: Sequence[int], stride: Se
     ct = compute_dtype(self._dtype)
     x = self._data.astype(ct, copy=False)
     fill = -np.inf if self._dtype.is_floating_point else np.iinfo(np.int64).min
+    if not math.prod(shape):  # an empty batch (PyTorch returns empty outputs)
+        return (materialize(out_meta, np.zeros(shape, ct), self),
+                materialize(idx_meta, np.zeros(shape, np.int64), self))
     vals, flat = pool.windows(x, (oh, ow), fill)
     vals = vals.reshape(*vals.shape[:-2], -1)
     flat = np.broadcast_to(flat.reshape(*flat.shape[:-2], -1), vals.shape)
@@ -181,6 +193,9 @@ def max_pool2d_with_indices(self: Tensor, kernel_size: Sequence[int], stride: Se
         best = np.where(valid, vals, fill).max(axis=-1, keepdims=True)
         hit = valid & (vals == best)
     pos = np.argmax(hit, axis=-1)[..., None]
+    if self._dtype.is_floating_point:  # PyTorch's `val > maxval || isnan(val)` keeps the window's last NaN
+        last = hit.shape[-1] - 1 - np.argmax(hit[..., ::-1], axis=-1)[..., None]
+        pos = np.where(isnan.any(axis=-1, keepdims=True), last, pos)
     values = np.take_along_axis(vals, pos, axis=-1)[..., 0]
     indices = np.take_along_axis(flat, pos, axis=-1)[..., 0]
     return materialize(out_meta, values, self), materialize(idx_meta, indices, self)
@@ -260,6 +275,9 @@ def _check_max_pool1d(self: Tensor, kernel_size: Sequence[int], stride: Sequence
 def max_pool1d_with_indices(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (),
                             padding: Sequence[int] = (0,), dilation: Sequence[int] = (1,),
                             ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    for name, v in (("kernel_size", kernel_size), ("padding", padding), ("dilation", dilation)):
+        if len(v) != 1:
+            raise RuntimeError(f"max_pool1d() argument '{name}' should contain one int (got {len(v)})")
     stride = list(stride) or list(kernel_size)
     _check_dim_range("max_pool1d", self, 2, 4)
     out, idx = aten.max_pool2d_with_indices.default(aten.unsqueeze.default(self, -2), [1, kernel_size[0]],
