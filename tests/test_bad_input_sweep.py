@@ -17,7 +17,6 @@ import pytest
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 
 from bad_input_sweep import OPS, SCHEMAS, TORCH_CRASHES, cases, run_case  # noqa: E402
-
 from known_bad_input import KNOWN  # noqa: E402
 
 OP_NAMES = sorted(n for n in OPS if n in SCHEMAS)

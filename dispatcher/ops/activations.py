@@ -385,6 +385,7 @@ def log_sigmoid_forward(self: Tensor) -> tuple[Tensor, Tensor]:
 def log_sigmoid_backward(grad_output: Tensor, self: Tensor, buffer: Tensor) -> Tensor:
     """``grad * (max_deriv - sign * z / (1 + z))`` with ``z = buffer`` and (max_deriv, sign) = (1, 1) for x < 0,
     else (0, -1)."""
+    _pw._same_dtype(self._dtype, buffer, grad_output)  # (an undefined output: self's dtype is the common one)
     dtype = _dt_result(grad_output, self, buffer)
     # PyTorch's iterator: output empty_like(grad_output), then inputs self, buffer, grad_output
     shape = broadcast_shapes(broadcast_shapes(self._shape, buffer._shape), grad_output._shape)
@@ -535,7 +536,10 @@ def glu_backward(grad_output: Tensor, self: Tensor, dim: int) -> Tensor:
     d, half = _glu_dim(self, dim)
     _same_dtype(self._dtype, grad_output)
     _pw._require_dtype("glu_backward_cpu", self._dtype, self, _pw._is_float)
-    broadcast_shapes(self._shape[:d] + (half,) + self._shape[d + 1:], grad_output._shape)
+    half_shape = self._shape[:d] + (half,) + self._shape[d + 1:]
+    shape = broadcast_shapes(half_shape, grad_output._shape)
+    if shape != half_shape:  # (the iterator writes into a half of grad_input)
+        raise RuntimeError(f"output with shape {list(half_shape)} doesn't match the broadcast shape {list(shape)}")
     meta = TensorMeta(self._shape, contiguous_strides(self._shape), self._dtype)
 
     def compute() -> Any:

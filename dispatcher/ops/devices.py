@@ -48,6 +48,8 @@ SAME_DEVICE = frozenset({
     "soft_margin_loss_backward", "softplus_backward", "stack", "sub.Tensor", "tanh_backward", "threshold_backward",
     "true_divide.Tensor", "vdot", "where.self", "xlogy.Tensor", "xlogy_.Tensor", "masked_fill.Tensor",
 })
+#: ops whose Meta function checks only some arguments' devices, in this order (addmm: mat1, then self)
+_SOME_SAME_DEVICE = {"addmm": (1, 0)}
 #: ops whose divisor must be on the dividend's device (div's rounding modes)
 _DIVISOR = frozenset({"div.Tensor_mode", "divide.Tensor_mode", "floor_divide", "floor_divide_.Tensor"})
 #: index_add / index_copy: self, index and source on one device
@@ -93,6 +95,8 @@ def check_same_device(tensors: list[Tensor]) -> None:
 def _check(name: str, args: tuple, kwargs: dict) -> None:
     if name in SAME_DEVICE:
         check_same_device(_tensors(args, kwargs))
+    elif name in _SOME_SAME_DEVICE:
+        check_same_device([args[i] for i in _SOME_SAME_DEVICE[name] if isinstance(args[i], Tensor)])
     elif name in _DIVISOR:
         a, b = args[0], args[1]
         if isinstance(a, Tensor) and isinstance(b, Tensor) and b._data is None and a._data is not None:

@@ -93,6 +93,9 @@ def binary_cross_entropy(self: Tensor, target: Tensor, weight: Tensor | None = N
         loss = (y - 1) * np.maximum(np.log1p(-x), t(-100)) - y * np.maximum(np.log(x), t(-100))
         if weight is not None:
             loss = loss * np_operand(weight, op)
+        if reduction != _NONE:  # a target of more dims: PyTorch resizes the loss to the broadcast shape, then reduces
+            return _reduced(np.broadcast_to(loss, np.broadcast_shapes(loss.shape, self._shape)), reduction,
+                            op.np_dtype)
         return _reduced(np.broadcast_to(loss, self._shape), reduction, op.np_dtype)
 
     return _pw._run(meta, self, compute)
@@ -149,6 +152,7 @@ def huber_loss(self: Tensor, target: Tensor, reduction: int = _MEAN, delta: floa
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     meta = _pw.binary_meta(self, target)
     dtype = meta.dtype
+    check_inplace(self, self._shape, dtype, overlap=False)  # (the iterator's output, empty_like(self): its dtype)
     _pw._require_dtype("huber_cpu", dtype, self, _pw._is_float)
     if reduction != _NONE:
         meta = TensorMeta((), (), dtype)
@@ -167,6 +171,7 @@ def huber_loss(self: Tensor, target: Tensor, reduction: int = _MEAN, delta: floa
 def huber_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reduction: int, delta: float) -> Tensor:
     """``x = self - target``: ``x <= -delta ? -norm * grad * delta : x >= delta ? norm * grad * delta :
     norm * x * grad`` into ``zeros_like(self, contiguous_format)`` (norm: 1 / numel for a mean)."""
+    _pw._same_dtype(self._dtype, target, grad_output)  # (the iterator: zeros_like(self), self, target, grad)
     norm = 1.0 / self.numel() if (reduction == _MEAN and self.numel()) else (
         float("inf") if reduction == _MEAN else 1.0)
     common = _dtypes.result_type(self, target, grad_output)
@@ -215,6 +220,8 @@ def soft_margin_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
 def kl_div(self: Tensor, target: Tensor, reduction: int = _MEAN, *, log_target: bool = False) -> Tensor:
     """``exp(target) * (target - self)`` (log_target) or ``xlogy(target, target) - target * self``, reduced."""
     aten = _aten()
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:  # (C++ evaluates the right operand first)
         diff = aten.sub.Tensor(target, self)
         loss = aten.mul.Tensor(aten.exp.default(target), diff)

@@ -62,7 +62,7 @@ def _nll_weights(weight: Tensor | None, t: np.ndarray, keep: np.ndarray) -> np.n
 def nll_loss_forward(
     self: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int
 ) -> tuple[Tensor, Tensor]:
-    if target.dim() == 0 and self.dim() >= 1:
+    if target.dim() == 0 and self.dim() >= 2:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if self.dim() == 1 and target.dim() == 1:
         if target._shape[0] != 1:

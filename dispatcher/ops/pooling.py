@@ -420,6 +420,9 @@ def _check_adaptive(self: Tensor, output_size: Sequence[int]) -> None:
 @impl("_adaptive_avg_pool2d", "CPU", "Meta")
 def _adaptive_avg_pool2d(self: Tensor, output_size: Sequence[int]) -> Tensor:
     _check_adaptive(self, output_size)
+    if any(int(s) < 0 for s in output_size):
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
+                           f"received {list(output_size)}")
     oh, ow = (int(s) for s in output_size)
     meta = _contiguous_meta((*self._shape[:-2], oh, ow), self._dtype)
     if is_meta(self):
@@ -450,6 +453,12 @@ def _adaptive_avg_pool2d_backward(grad_output: Tensor, self: Tensor) -> Tensor:
         return materialize(meta, None, self)
     if not self._dtype.is_floating_point:
         raise not_implemented("adaptive_avg_pool2d_backward_cpu", self._dtype)
+    if grad_output._dtype is not self._dtype:
+        raise RuntimeError(f"adaptive_avg_pool2d_backward_out_cpu_template: Expected dtype "
+                           f"{_C_TYPE_NAMES[self._dtype.name]} for `grad_output` but got dtype "
+                           f"{_C_TYPE_NAMES[grad_output._dtype.name]}")
+    if not grad_output.numel():  # (PyTorch's kernel loops over nothing: zero gradients)
+        return materialize(meta, np.zeros(self._shape), self)
     g = grad_output._data.astype(np.float64)
     oh, ow = grad_output._shape[-2:]
     ih, iw = self._shape[-2:]
