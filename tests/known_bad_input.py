@@ -126,8 +126,6 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
         "torch's CompositeImplicitAutograd kernel takes the undefined tensor on and fails later with another class; ours refuses None for a Tensor argument at binding, as every aten kernel's unboxing does"),
     ('masked_fill_.Tensor', 'self:meta'): ('silent',
         'not fixed yet: torch: RuntimeError: Expected `value` to be on same device as `a`'),
-    ('max_pool1d', 'self:dtype'): ('silent',
-        "not fixed yet: torch: NotImplementedError: 'max_pool1d_impl' not implemented for 'Long'"),
     ('maximum.out', 'out:rank+'): ('reject',
         'resizing an out= tensor of another shape is not implemented here (documented NotImplementedError)'),
     ('maximum.out', 'out:shape'): ('reject',

@@ -61,4 +61,6 @@ def checking_internal_overlap(kernel: Callable[..., Any]) -> Callable[..., Any]:
 
     checked.__name__ = checked.__qualname__ = getattr(kernel, "__name__", "kernel")
     checked.__doc__ = kernel.__doc__
+    checked.__module__ = kernel.__module__
+    checked.__wrapped__ = kernel  # type: ignore[attr-defined]  # (tracer/op_sources.py finds the kernel's source)
     return checked

@@ -26,7 +26,7 @@ from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
 from .kernel_dtypes import compute_dtype, is_meta, not_implemented
 from .kernel_registry import impl
-from .meta_utils import TensorMeta, materialize
+from .meta_utils import TensorMeta, materialize, scalar_type_name
 from .tensor_iterator import _C_TYPE_NAMES
 
 aten = namespace("aten")
@@ -293,8 +293,11 @@ def max_pool1d(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int] =
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
                            f"input, but got:{_sizes(shape)}")
     _check_max_pool1d(self, kernel_size, list(stride) or list(kernel_size), padding, dilation, ceil_mode)
-    # PyTorch skips the indices only for CPU tensors not requiring grad outside any mode (max_pool1d_impl);
-    # the values are the same
+    # PyTorch skips the indices only for CPU tensors not requiring grad outside any mode (max_pool1d_impl, floating
+    # dtypes only); the values are the same
+    if (type(self) is Tensor and self._data is not None and not self.requires_grad
+            and not self._dtype.is_floating_point):
+        raise NotImplementedError(f'"max_pool1d_impl" not implemented for \'{scalar_type_name(self._dtype)}\'')
     return aten.max_pool1d_with_indices.default(self, list(kernel_size), list(stride), list(padding),
                                                 list(dilation), ceil_mode)[0]
 
