@@ -25,7 +25,7 @@ from . import tensor_iterator as _pw
 from .arithmetic_clamp import _bound
 from .composite import _aten
 from .kernel_registry import impl
-from .meta_utils import TensorMeta, broadcast_shapes, checked_scalar, np_operand, wrap_dim
+from .meta_utils import TensorMeta, broadcast_shapes, check_inplace, checked_scalar, np_operand, wrap_dim
 from .strides import like_strides
 from .tensor_iterator import (
     _bool,
@@ -437,6 +437,8 @@ def mish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
         sig = 1 / (1 + np.exp(-x))
         return g * (t + x * sig * (1 - t * t))
 
+    if self._data is not None:  # the CPU kernel's iterator writes into empty_like(self)
+        check_inplace(self, self._shape, _dt_result(grad_output, self), overlap=False)
     return _float_backward("mish_backward_cpu", grad_output, self, compute)
 
 

@@ -227,6 +227,9 @@ def _flash_checks(query: Tensor, key: Tensor, value: Tensor, dropout_p: float) -
         raise RuntimeError(f"{name}: Currently do not support dropout > 0")
     if not (query._shape[3] == value._shape[3] and key._shape[3] == value._shape[3]):
         raise RuntimeError(f"{name}: Q/K/V should have the same head size")
+    if not (query._shape[0] == key._shape[0] == value._shape[0]):  # (PyTorch's kernel loops over query's batch)
+        raise RuntimeError(f"{name}: Q/K/V should have the same batch size, but got {query._shape[0]}, "
+                           f"{key._shape[0]} and {value._shape[0]}")
     for t in (key, value):  # the CPU kernel's typed accessors
         if t._dtype is not query._dtype and query._data is not None:
             raise RuntimeError(f"expected scalar type {scalar_type_name(query._dtype)} but found "

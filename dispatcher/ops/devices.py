@@ -46,8 +46,10 @@ SAME_DEVICE = frozenset({
     "nll_loss_backward", "nll_loss_forward", "pow.Tensor_Tensor", "remainder.Tensor", "remainder_.Tensor",
     "sigmoid_backward", "smooth_l1_loss", "smooth_l1_loss_backward", "soft_margin_loss",
     "soft_margin_loss_backward", "softplus_backward", "stack", "sub.Tensor", "tanh_backward", "threshold_backward",
-    "true_divide.Tensor", "vdot", "where.self", "xlogy.Tensor", "xlogy_.Tensor", "masked_fill.Tensor",
+    "true_divide.Tensor", "vdot", "where.self", "xlogy.Tensor", "xlogy_.Tensor",
 })
+#: masked_fill with a tensor value: the value's device against self's first
+_MASKED_FILL = frozenset({"masked_fill.Tensor", "masked_fill_.Tensor"})
 #: ops whose Meta function checks only some arguments' devices, in this order (addmm: mat1, then self)
 _SOME_SAME_DEVICE = {"addmm": (1, 0)}
 #: ops whose divisor must be on the dividend's device (div's rounding modes)
@@ -93,7 +95,19 @@ def check_same_device(tensors: list[Tensor]) -> None:
 
 
 def _check(name: str, args: tuple, kwargs: dict) -> None:
-    if name in SAME_DEVICE:
+    out = kwargs.get("out")
+    if isinstance(out, Tensor) and out._data is not None:
+        # an out= tensor on CPU: the result, computed on meta, cannot be copied into it
+        raise RuntimeError("Attempting to copy from device meta to device cpu, but cross-device copies are not "
+                           "allowed!")
+    if name == "_index_put_impl_" and args[0]._data is not None:
+        raise NotImplementedError("Cannot inplace into non-meta tensor with meta tensor argument")
+    if name in _MASKED_FILL:
+        self, mask, value = args[0], args[1], args[2]
+        if isinstance(value, Tensor) and _device_name(value) != _device_name(self):
+            raise RuntimeError("Expected `value` to be on same device as `a`")
+        check_same_device([self, mask])
+    elif name in SAME_DEVICE:
         check_same_device(_tensors(args, kwargs))
     elif name in _SOME_SAME_DEVICE:
         check_same_device([args[i] for i in _SOME_SAME_DEVICE[name] if isinstance(args[i], Tensor)])

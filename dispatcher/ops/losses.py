@@ -108,7 +108,9 @@ def binary_cross_entropy_backward(grad_output: Tensor, self: Tensor, target: Ten
     ``empty_like(self)``."""
     _same_dtype(grad_output._dtype, self, target)  # (the iterator's dtype is grad's)
     _bce_checks("binary_cross_entropy_backward", self, target, weight)
-    broadcast_shapes(self._shape, grad_output._shape)
+    shape = broadcast_shapes(broadcast_shapes(self._shape, target._shape), grad_output._shape)
+    if shape != self._shape:  # (PyTorch resizes its empty_like(self) output, deprecated, and returns part of it)
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(shape)}")
     dtype = self._dtype
     meta = TensorMeta(self._shape, like_strides(self, None), dtype)
 
@@ -205,6 +207,9 @@ def soft_margin_loss(self: Tensor, target: Tensor, reduction: int = _MEAN) -> Te
 def soft_margin_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
     """``-norm * target * z / (1 + z) * grad`` with ``z = exp(-target * self)`` (norm: 1 / numel for a mean)."""
     aten = _aten()
+    result = _dtypes.result_type(target, self)  # (mul_out(grad_input = empty_like(self), target, exp(...)))
+    check_inplace(self, self._shape, result if result.is_floating_point else _dtypes.get_default_dtype(),
+                  overlap=False)
     n = self.numel()
     norm = (1.0 / n if n else math.inf) if reduction == _MEAN else 1.0  # (C++'s 1.0 / 0: the mul below then raises)
     z = aten.exp.default(aten.mul.Tensor(aten.neg.default(target), self))
