@@ -400,13 +400,31 @@ def sweep(names: list[str] | None = None) -> dict[tuple[str, str], Outcome]:
     return results
 
 
+def check_known(res: dict[tuple[str, str], Outcome]) -> None:
+    """Print what tests/known_bad_input.py should change: new differences (to fix, or list with a reason) and
+    listed cases whose outcome changed (to remove or update)."""
+    from known_bad_input import KNOWN
+    for key, o in sorted(res.items()):
+        listed = KNOWN.get(key)
+        if o.category != "ok" and listed is None:
+            print(f"NEW     {key!r}: ({o.category!r}, {o.detail[:200]!r}),")
+        elif listed is not None and listed[0] != o.category:
+            print(f"CHANGED {key!r}: listed {listed[0]}, now {o.category} {o.detail[:120]}")
+
+
 def main() -> None:
+    """``python tests/bad_input_sweep.py [--check] [op ...]`` (with PYTHONPATH=.): the counts and the differing
+    cases, or (``--check``) what the known-differences table should change."""
     import collections
     import time
-    names = sys.argv[1:] or None
+    check = "--check" in sys.argv
+    names = [a for a in sys.argv[1:] if a != "--check"] or None
     t0 = time.perf_counter()
     res = sweep(names)
     dt = time.perf_counter() - t0
+    if check:
+        check_known(res)
+        return
     counts = collections.Counter(o.category for o in res.values())
     leaks = collections.Counter(o.detail.split(" | ")[0] for o in res.values() if o.category == "leak")
     for (op, label), o in sorted(res.items()):
