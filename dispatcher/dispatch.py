@@ -30,6 +30,11 @@ from .tls import per_thread
 
 _BACKEND_MASK = BACKEND_MASK
 _PBS = PER_BACKEND_START
+_CPU_AND_META = 1 | (1 << 15)  # the CPU and Meta backend bits
+_META_KEY = int(DispatchKey.Meta)
+#: ``(op, kernel) -> kernel | None``: the kernel for a call mixing CPU and meta tensors whose Meta kernel was
+#: found (installed by dispatcher.ops.registration: ops/devices.py's device checks); None keeps the kernel
+MIXED_DEVICE_KERNEL: Any = None
 
 
 def _extra_tensor_keys(op: Any, args: tuple, kwargs: dict) -> int:
@@ -114,6 +119,11 @@ def resolve_key_set(op: Any, ks: int) -> tuple[int, int, Any]:
     s = _PBS[v]
     key = s + (masked & _BACKEND_MASK).bit_length() if s else v
     result = (masked, key, op._table[key])
+    if masked & _CPU_AND_META == _CPU_AND_META and key == _META_KEY and result[2] is not None \
+            and MIXED_DEVICE_KERNEL is not None:
+        mixed = MIXED_DEVICE_KERNEL(op, result[2])
+        if mixed is not None:
+            result = (masked, key, mixed)
     cache = op._ks_cache
     if len(cache) < 256:
         cache[ks] = result

@@ -14,8 +14,19 @@ class SchemaError(RuntimeError):
     """A schema string could not be parsed, or arguments did not fit a schema."""
 
 
-class SchemaArgumentError(TypeError):
-    """Arguments passed to an operator do not match its schema (wrong count, type or name)."""
+class SchemaArgumentError(RuntimeError, TypeError):
+    """Arguments passed to an operator do not match its schema (wrong count, type or name).
+
+    Both a RuntimeError and a TypeError: an operator called directly (``torch.ops.aten.add.Tensor(x, "a")``,
+    createStackForSchema) raises RuntimeError in PyTorch, while a torch-level function or Tensor method given the
+    same arguments (``torch.add(x, "a")``, the Python argument parser) raises TypeError. Ours reach the same
+    schema binding either way, so the error is an instance of both and code catching either catches it.
+    """
+
+
+class UndefinedTensorError(RuntimeError):
+    """None (an undefined tensor) bound to a Tensor argument that is not optional: PyTorch's
+    "Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #1 'other'"."""
 
 
 class DispatchError(NotImplementedError):

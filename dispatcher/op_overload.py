@@ -109,6 +109,8 @@ class OpOverload:
             if a.kwarg_only and a.kind != "other"
         )
         self._has_extra_tensor_args = bool(self._list_positions or self._kwarg_tensors)
+        # aten kernels refuse None for a Tensor argument (c10's unboxing); other namespaces' Python kernels get None
+        schema._refuse_undefined = schema.namespace == "aten"
         self._bind = schema.bind
 
     def _clear_schema(self) -> None:

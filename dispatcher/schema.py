@@ -27,8 +27,9 @@ the bound stack back into args/kwargs). The grammar, as accepted by PyTorch 2.13
 
 Where we knowingly differ from PyTorch (each spot is marked "NB" below):
 
-- binding errors are `SchemaArgumentError` (a ``TypeError``) with PyTorch's wording, minus the
-  pybind11 "Cast error details"; PyTorch raises ``RuntimeError``;
+- binding errors are `SchemaArgumentError` (a ``RuntimeError`` as PyTorch's operator call raises, and a
+  ``TypeError`` as its torch-level functions raise) with PyTorch's wording, minus the pybind11 "Cast error
+  details";
 - ScalarType / Device values are passed through as given (PyTorch turns them into ``torch.dtype``
   / ``torch.device`` objects; MemoryFormat and Layout codes do become our ``memory_format`` /
   ``layout`` objects, as in PyTorch), names as strings (``"float32"``) are accepted too, and a
@@ -49,7 +50,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dispatcher.dtypes import _BY_NAME as _DTYPE_NAMES
-from dispatcher.errors import SchemaArgumentError, SchemaError
+from dispatcher.errors import SchemaArgumentError, SchemaError, UndefinedTensorError
 from dispatcher.memory_format import _FORMATS as _MEMORY_FORMATS
 from dispatcher.memory_format import _LAYOUTS, layout, memory_format
 from dispatcher.protocol import is_tensor_like
@@ -1686,6 +1687,11 @@ class FunctionSchema:
         kwarg_defaults = all(a.has_default for a in args[n_pos:])
         self._fast_min = n_required if (kwarg_defaults and not self.is_vararg) else 1 << 30
         self._fast_max = n_pos
+        # Tensor arguments that are not optional: None binds (an undefined tensor) but an aten operator's call
+        # refuses it (set by OpOverload for the aten namespace; a schema alone accepts it, as torch's parser)
+        self._refuse_undefined = False
+        self._proper_tensors = tuple(i for i, a in enumerate(args)
+                                     if isinstance(a.type, BaseType) and a.type.name == "Tensor")
 
     def bind(self, args: tuple, kwargs: dict | None = None) -> tuple[tuple, dict]:
         """Bind a Python call to this schema, returning what a boxed Python kernel, fallback or
@@ -1720,9 +1726,22 @@ class FunctionSchema:
                             return tuple(args[:n]), {}
                     return (args if type(args) is tuple else tuple(args)), {}
         try:
-            return self._bind(args, kwargs)
+            bound, bound_kwargs = self._bind(args, kwargs)
         except _Mismatch as m:
             raise SchemaArgumentError(self._mismatch_message(m, args, kwargs)) from None
+        if self._refuse_undefined and self._proper_tensors and not self.is_vararg:
+            self._check_proper_tensors(bound, bound_kwargs)
+        return bound, bound_kwargs
+
+    def _check_proper_tensors(self, bound: tuple, bound_kwargs: dict) -> None:
+        """None bound to a (non-optional) Tensor argument: the call fits the schema (None is an undefined tensor,
+        so overload selection accepts it) but no kernel takes it, PyTorch's unboxing check."""
+        n = len(bound)
+        for i in self._proper_tensors:
+            if (bound[i] if i < n else bound_kwargs.get(self._names[i], 0)) is None:
+                raise UndefinedTensorError(
+                    "Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument "
+                    f"#{i} '{self._names[i]}'")
 
     def matches(self, args: tuple, kwargs: dict | None = None) -> bool:
         """True when `bind` would succeed (used to pick an overload)."""

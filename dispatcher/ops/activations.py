@@ -25,7 +25,7 @@ from . import tensor_iterator as _pw
 from .arithmetic_clamp import _bound
 from .composite import _aten
 from .kernel_registry import impl
-from .meta_utils import TensorMeta, broadcast_shapes, checked_scalar, np_operand, wrap_dim
+from .meta_utils import TensorMeta, broadcast_shapes, check_inplace, checked_scalar, np_operand, wrap_dim
 from .strides import like_strides
 from .tensor_iterator import (
     _bool,
@@ -385,6 +385,7 @@ def log_sigmoid_forward(self: Tensor) -> tuple[Tensor, Tensor]:
 def log_sigmoid_backward(grad_output: Tensor, self: Tensor, buffer: Tensor) -> Tensor:
     """``grad * (max_deriv - sign * z / (1 + z))`` with ``z = buffer`` and (max_deriv, sign) = (1, 1) for x < 0,
     else (0, -1)."""
+    _pw._same_dtype(self._dtype, buffer, grad_output)  # (an undefined output: self's dtype is the common one)
     dtype = _dt_result(grad_output, self, buffer)
     # PyTorch's iterator: output empty_like(grad_output), then inputs self, buffer, grad_output
     shape = broadcast_shapes(broadcast_shapes(self._shape, buffer._shape), grad_output._shape)
@@ -436,6 +437,8 @@ def mish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
         sig = 1 / (1 + np.exp(-x))
         return g * (t + x * sig * (1 - t * t))
 
+    if self._data is not None:  # the CPU kernel's iterator writes into empty_like(self)
+        check_inplace(self, self._shape, _dt_result(grad_output, self), overlap=False)
     return _float_backward("mish_backward_cpu", grad_output, self, compute)
 
 
@@ -535,7 +538,10 @@ def glu_backward(grad_output: Tensor, self: Tensor, dim: int) -> Tensor:
     d, half = _glu_dim(self, dim)
     _same_dtype(self._dtype, grad_output)
     _pw._require_dtype("glu_backward_cpu", self._dtype, self, _pw._is_float)
-    broadcast_shapes(self._shape[:d] + (half,) + self._shape[d + 1:], grad_output._shape)
+    half_shape = self._shape[:d] + (half,) + self._shape[d + 1:]
+    shape = broadcast_shapes(half_shape, grad_output._shape)
+    if shape != half_shape:  # (the iterator writes into a half of grad_input)
+        raise RuntimeError(f"output with shape {list(half_shape)} doesn't match the broadcast shape {list(shape)}")
     meta = TensorMeta(self._shape, contiguous_strides(self._shape), self._dtype)
 
     def compute() -> Any:
@@ -563,4 +569,5 @@ def threshold(self: Tensor, threshold: Any, value: Any) -> Tensor:
 
 
 hardsigmoid_ = impl("hardsigmoid_", "CPU", "Meta")(inplace_from(hardsigmoid, "hardsigmoid_"))
-threshold_ = impl("threshold_", "CPU", "Meta")(inplace_from(threshold, "threshold_"))
+# (PyTorch's threshold_ writes through a TensorIterator without the memory-overlap check)
+threshold_ = impl("threshold_", "CPU", "Meta")(inplace_from(threshold, "threshold_", overlap=False))

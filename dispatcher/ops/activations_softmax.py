@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor, contiguous_strides
 from .composite import _STRIDED, _op
+from .fp_errors import quiet_fp
 from .kernel_dtypes import _expected_scalar_type, _f64, is_meta, not_implemented
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize, wrap_dim
@@ -85,6 +86,7 @@ def _softmax_backward(name: str, grad_output: Tensor, output: Tensor, dim: int, 
             raise _expected_scalar_type(g_dtype, output._dtype)
     meta = TensorMeta(grad_output._shape, contiguous_strides(grad_output._shape), out_dtype)
 
+    @quiet_fp
     def compute() -> np.ndarray:
         g, y = _f64(grad_output), _f64(output)
         if g.ndim == 0:

@@ -144,7 +144,7 @@ def _scalar_result(self: Tensor, other: Any, ufunc: Any) -> Tensor:
 def add_tensor(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if alpha == 1 and type(alpha) is _pyint:
         if _same_layout_cpu(self, other):  # the hot path (4x4 a + b)
-            return Tensor._wrap_contiguous(np.add(self._data, other._data), self._dtype)
+            return Tensor._wrap_contiguous(ignoring_fp_errors(np.add, self._data, other._data), self._dtype)
         if _scalar_hot(self, other):
             return _scalar_result(self, other, np.add)
         meta = binary_meta(self, other)
@@ -210,7 +210,7 @@ def _mul_values(self: Any, other: Any, dtype: _dt.dtype) -> Any:
 @impl("mul.Tensor", "CPU", "Meta")
 def mul_tensor(self: Tensor, other: Any) -> Tensor:
     if _same_layout_cpu(self, other):
-        return Tensor._wrap_contiguous(np.multiply(self._data, other._data), self._dtype)
+        return Tensor._wrap_contiguous(ignoring_fp_errors(np.multiply, self._data, other._data), self._dtype)
     if _scalar_hot(self, other):
         return _scalar_result(self, other, np.multiply)
     meta = binary_meta(self, other)

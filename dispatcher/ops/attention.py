@@ -30,6 +30,7 @@ from .. import dtypes as _dt
 from ..memory_format import contiguous_format, strided
 from ..tensor import Tensor, contiguous_strides
 from .composite import _op, is_tensor_subclass_like
+from .fp_errors import quiet_fp
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize, preserve_format_strides, scalar_type_name
 
@@ -227,6 +228,30 @@ def _flash_checks(query: Tensor, key: Tensor, value: Tensor, dropout_p: float) -
         raise RuntimeError(f"{name}: Currently do not support dropout > 0")
     if not (query._shape[3] == value._shape[3] and key._shape[3] == value._shape[3]):
         raise RuntimeError(f"{name}: Q/K/V should have the same head size")
+    if not (query._shape[0] == key._shape[0] == value._shape[0]):  # (PyTorch's kernel loops over query's batch)
+        raise RuntimeError(f"{name}: Q/K/V should have the same batch size, but got {query._shape[0]}, "
+                           f"{key._shape[0]} and {value._shape[0]}")
+    for t in (key, value):  # the CPU kernel's typed accessors
+        if t._dtype is not query._dtype and query._data is not None:
+            raise RuntimeError(f"expected scalar type {scalar_type_name(query._dtype)} but found "
+                               f"{scalar_type_name(t._dtype)}")
+
+
+def _flash_backward_checks(grad_out: Tensor, query: Tensor, key: Tensor, value: Tensor, out: Tensor) -> None:
+    """The flash backward kernel's shape checks (PyTorch's messages) and its typed accessors' dtype check."""
+    name = "scaled_dot_product_attention_flash_attention_backward"
+    if not (query.dim() == key.dim() == value.dim() == 4):
+        raise RuntimeError(f"{name}: Accept only 4 dims inputs shape of {{B, H, T, K}}")
+    if not (query._shape[3] == value._shape[3] and key._shape[3] == value._shape[3]):
+        raise RuntimeError(f"{name}: Q/K/V should have the same head size")
+    for t in (grad_out, key, value, out):
+        if t._dtype is not query._dtype and query._data is not None:
+            raise RuntimeError(f"expected scalar type {scalar_type_name(query._dtype)} but found "
+                               f"{scalar_type_name(t._dtype)}")
+    for t in (grad_out, out):
+        if t._shape != query._shape[:3] + (value._shape[3],):
+            raise RuntimeError(f"{name}: expected {'grad_out' if t is grad_out else 'out'} of size "
+                               f"{list(query._shape[:3] + (value._shape[3],))}, but got {list(t._shape)}")
 
 
 def _computation_dtype(dt: _dt.dtype) -> _dt.dtype:
@@ -252,6 +277,7 @@ def _attention_scores(query: Tensor, key: Tensor, attn_mask: Tensor | None, is_c
 
 
 @impl("_scaled_dot_product_flash_attention_for_cpu", "CPU", "Meta")
+@quiet_fp
 def _scaled_dot_product_flash_attention_for_cpu(query: Tensor, key: Tensor, value: Tensor, dropout_p: float = 0.0,
                                                 is_causal: bool = False, *, attn_mask: Tensor | None = None,
                                                 scale: float | None = None) -> tuple[Tensor, Tensor]:
@@ -284,10 +310,12 @@ def _grad_layout(t: Tensor) -> TensorMeta:
 
 
 @impl("_scaled_dot_product_flash_attention_for_cpu_backward", "CPU", "Meta")
+@quiet_fp
 def _scaled_dot_product_flash_attention_for_cpu_backward(
         grad_out: Tensor, query: Tensor, key: Tensor, value: Tensor, out: Tensor, logsumexp: Tensor,
         dropout_p: float, is_causal: bool, *, attn_mask: Tensor | None = None,
         scale: float | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    _flash_backward_checks(grad_out, query, key, value, out)
     metas = (_grad_layout(query), _grad_layout(key), _grad_layout(value))
     if query._device.type == "meta":
         return tuple(materialize(m, None, query) for m in metas)  # type: ignore[return-value]

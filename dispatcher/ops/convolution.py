@@ -27,6 +27,7 @@ from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
 from .convolution_numpy import conv_forward, conv_transposed, conv_weight_grad
+from .fp_errors import quiet_fp
 from .kernel_dtypes import compute_dtype, is_meta
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize
@@ -403,6 +404,7 @@ def _uses_mkldnn(input: Tensor, weight: Tensor, groups: int) -> bool:  # noqa: A
 
 
 @impl("convolution_backward", "CompositeExplicitAutograd")
+@quiet_fp
 def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor,  # noqa: A002
                          bias_sizes: list[int] | None, stride: list[int], padding: list[int], dilation: list[int],
                          transposed: bool, output_padding: list[int], groups: int,

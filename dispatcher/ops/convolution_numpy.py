@@ -27,6 +27,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .fp_errors import quiet_fp
+
 __all__ = ["conv_forward", "conv_transposed", "conv_weight_grad", "pad_or_crop", "windows"]
 
 
@@ -66,6 +68,7 @@ def _columns(xp: np.ndarray, groups: int, kernel: Sequence[int], stride: Sequenc
     return np.ascontiguousarray(win.transpose(order)).reshape(groups, n * int(np.prod(positions)), -1)
 
 
+@quiet_fp
 def conv_forward(x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_before: Sequence[int],
                  pad_after: Sequence[int], dilation: Sequence[int], groups: int,
                  out_spatial: Sequence[int]) -> np.ndarray:
@@ -88,6 +91,7 @@ def conv_forward(x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_before
     return np.matmul(wm, cols).reshape(n, o, *out_spatial)
 
 
+@quiet_fp
 def conv_transposed(x: np.ndarray, w: np.ndarray, stride: Sequence[int], padding: Sequence[int],
                     dilation: Sequence[int], groups: int, out_spatial: Sequence[int]) -> np.ndarray:
     """Transposed convolution of (N, Cin, *P) with (Cin, Cout/g, *K) (no bias) to (N, Cout, *out_spatial).
@@ -121,6 +125,7 @@ def conv_transposed(x: np.ndarray, w: np.ndarray, stride: Sequence[int], padding
     return np.ascontiguousarray(out[(slice(None), slice(None), slice(None), *crop)]).reshape(n, cout, *out_spatial)
 
 
+@quiet_fp
 def conv_weight_grad(x: np.ndarray, go: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
                      padding: Sequence[int], dilation: Sequence[int], groups: int) -> np.ndarray:
     """d(convolution of x)/d(weight) contracted with ``go`` (N, O, *P): the gradient (O, C/g, *K)."""

@@ -58,6 +58,8 @@ def embedding_dense_backward(
     grad_output: Tensor, indices: Tensor, num_weights: int, padding_idx: int, scale_grad_by_freq: bool
 ) -> Tensor:
     _check_indices(indices, 2, "embedding_backward")
+    if num_weights < 0:
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     if grad_output.dim() == 0:
         raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     num_indices = indices.numel()

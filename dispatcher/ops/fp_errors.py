@@ -33,3 +33,17 @@ def ignoring_fp_errors(fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args)
     finally:
         _STATE.reset(token)
+
+
+def quiet_fp(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorator: ``fn`` computes with NumPy's floating-point errors ignored (a NumPy helper of a kernel)."""
+
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            return ignoring_fp_errors(lambda: fn(*args, **kwargs))
+        return ignoring_fp_errors(fn, *args)
+
+    quiet.__name__ = quiet.__qualname__ = fn.__name__
+    quiet.__doc__ = fn.__doc__
+    quiet.__wrapped__ = fn  # type: ignore[attr-defined]
+    return quiet

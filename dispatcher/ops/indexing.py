@@ -245,6 +245,18 @@ def nonzero_meta(self: Tensor) -> Tensor:
     raise NotImplementedError(NONZERO_META_MESSAGE)
 
 
+def _check_values_broadcast(self: Tensor, expanded: list[Any], values: Tensor) -> None:
+    """index_put's values must broadcast to the indexing result (ATen's index_put_with_sort / TensorIterator)."""
+    if all(i is None for i in expanded):
+        result: tuple[int, ...] = tuple(self._shape)
+    else:
+        result = tuple(_index_meta(self, expanded)[0].shape)
+    v = tuple(values._shape)
+    if len(v) > len(result) or any(a != b and a != 1 for a, b in zip(reversed(v), reversed(result))):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(v)} cannot be broadcast to indexing result "
+                           f"of shape {list(result)}")
+
+
 @impl("_index_put_impl_", "CPU", "Meta")
 def index_put_impl_(
     self: Tensor, indices: list[Any], values: Tensor, accumulate: bool = False, unsafe: bool = False
@@ -258,6 +270,7 @@ def index_put_impl_(
     expanded = _expand_bool_masks(self, list(indices))
     if len(expanded) > len(self._shape):
         raise IndexError(f"too many indices for tensor of dimension {len(self._shape)} (got {len(expanded)})")
+    _check_values_broadcast(self, expanded, values)
     if self._data is None:
         return self
     key = tuple(slice(None) if i is None else i._data.astype(np.int64, copy=False) for i in expanded)
@@ -324,7 +337,7 @@ def _fill_value(value: Any, dtype: _dt.dtype) -> Any:
 def masked_fill__scalar(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     _check_mask(mask)
     shape = broadcast_shapes(self._shape, mask._shape)
-    check_inplace(self, shape, self._dtype)
+    check_inplace(self, shape, self._dtype, overlap=False)  # PyTorch: no overlap check (masked_fill_ on expanded)
     if self._data is not None and mask._data is not None:
         fill = checked_scalar(value, self._dtype)
         np.copyto(self._data, fill, where=np.broadcast_to(mask._data, shape))
@@ -337,7 +350,7 @@ def masked_fill__tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
     _check_mask(mask)
     fill = _fill_value(value, self._dtype)
     shape = broadcast_shapes(self._shape, mask._shape)
-    check_inplace(self, shape, self._dtype)
+    check_inplace(self, shape, self._dtype, overlap=False)  # PyTorch: no overlap check (masked_fill_ on expanded)
     if self._data is not None and mask._data is not None:
         np.copyto(self._data, checked_scalar(fill, self._dtype), where=np.broadcast_to(mask._data, shape))
     return self

@@ -26,6 +26,7 @@ from ..tensor import Tensor, contiguous_strides
 from ..tls import per_thread
 from . import tensor_iterator as _pw
 from .composite import _aten, _op
+from .fp_errors import ignoring_fp_errors
 from .kernel_dtypes import is_meta, not_implemented
 from .kernel_registry import impl
 from .meta_utils import (
@@ -64,7 +65,7 @@ def _compute_dtype(d: _dt.dtype) -> Any:
 
 def _matmul(a: Tensor, b: Tensor, d: _dt.dtype) -> np.ndarray:
     cd = _compute_dtype(d)
-    return np.matmul(a._data.astype(cd, copy=False), b._data.astype(cd, copy=False))
+    return ignoring_fp_errors(np.matmul, a._data.astype(cd, copy=False), b._data.astype(cd, copy=False))
 
 
 def _cast_scalar(value: Any, d: _dt.dtype, checked: bool = True) -> Any:
@@ -151,7 +152,7 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
     meta = TensorMeta(shape, contiguous_strides(shape), d)
     if d is _dt.float32 or d is _dt.float64:  # the hot path
         if self._data is not None and mat2._data is not None:  # (a 2-d matmul's result: a new row-major array)
-            return Tensor._wrap_contiguous(np.matmul(self._data, mat2._data), d)
+            return Tensor._wrap_contiguous(ignoring_fp_errors(np.matmul, self._data, mat2._data), d)
         return materialize(meta, None, self)
     if d is _dt.bool and not is_meta(self) and shape[0] * shape[1] * self._shape[1]:
         raise not_implemented("addmm_impl_cpu_", d)  # (empty products return before PyTorch's dtype dispatch)
@@ -238,8 +239,8 @@ def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any
             and mat2._data is not None and beta.__class__ in _PLAIN
             and alpha.__class__ in _PLAIN and beta == 1 and alpha == 1 and shape[0] * shape[1] * mat1._shape[1]):
         # the hot path (F.linear's bias + input @ weight.t()): what _addmm_like computes for beta = alpha = 1
-        out = np.matmul(mat1._data, mat2._data)
-        out += self._data
+        out = ignoring_fp_errors(np.matmul, mat1._data, mat2._data)
+        ignoring_fp_errors(np.add, out, self._data, out)
         return Tensor._wrap_contiguous(out, d)
     if not is_meta(self):
         _addmm_cpu_checks(d, shape, mat1._shape[1], beta)
@@ -496,6 +497,8 @@ def trace_backward(grad: Tensor, sizes: list[int]) -> Tensor:
     """``zeros(rows * cols)``, the gradient written at every ``cols + 1``-th element (``index_fill``), viewed as
     ``sizes``."""
     aten = _aten()
+    if len(sizes) != 2:
+        raise RuntimeError("expected matrix input")
     rows, cols = sizes
     options = {"dtype": grad._dtype, "layout": strided, "device": grad._device}
     grad_input = aten.zeros.default([rows * cols], **options)

@@ -93,6 +93,9 @@ def binary_cross_entropy(self: Tensor, target: Tensor, weight: Tensor | None = N
         loss = (y - 1) * np.maximum(np.log1p(-x), t(-100)) - y * np.maximum(np.log(x), t(-100))
         if weight is not None:
             loss = loss * np_operand(weight, op)
+        if reduction != _NONE:  # a target of more dims: PyTorch resizes the loss to the broadcast shape, then reduces
+            return _reduced(np.broadcast_to(loss, np.broadcast_shapes(loss.shape, self._shape)), reduction,
+                            op.np_dtype)
         return _reduced(np.broadcast_to(loss, self._shape), reduction, op.np_dtype)
 
     return _pw._run(meta, self, compute)
@@ -105,7 +108,9 @@ def binary_cross_entropy_backward(grad_output: Tensor, self: Tensor, target: Ten
     ``empty_like(self)``."""
     _same_dtype(grad_output._dtype, self, target)  # (the iterator's dtype is grad's)
     _bce_checks("binary_cross_entropy_backward", self, target, weight)
-    broadcast_shapes(self._shape, grad_output._shape)
+    shape = broadcast_shapes(broadcast_shapes(self._shape, target._shape), grad_output._shape)
+    if shape != self._shape:  # (PyTorch resizes its empty_like(self) output, deprecated, and returns part of it)
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(shape)}")
     dtype = self._dtype
     meta = TensorMeta(self._shape, like_strides(self, None), dtype)
 
@@ -149,6 +154,7 @@ def huber_loss(self: Tensor, target: Tensor, reduction: int = _MEAN, delta: floa
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     meta = _pw.binary_meta(self, target)
     dtype = meta.dtype
+    check_inplace(self, self._shape, dtype, overlap=False)  # (the iterator's output, empty_like(self): its dtype)
     _pw._require_dtype("huber_cpu", dtype, self, _pw._is_float)
     if reduction != _NONE:
         meta = TensorMeta((), (), dtype)
@@ -167,6 +173,7 @@ def huber_loss(self: Tensor, target: Tensor, reduction: int = _MEAN, delta: floa
 def huber_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reduction: int, delta: float) -> Tensor:
     """``x = self - target``: ``x <= -delta ? -norm * grad * delta : x >= delta ? norm * grad * delta :
     norm * x * grad`` into ``zeros_like(self, contiguous_format)`` (norm: 1 / numel for a mean)."""
+    _pw._same_dtype(self._dtype, target, grad_output)  # (the iterator: zeros_like(self), self, target, grad)
     norm = 1.0 / self.numel() if (reduction == _MEAN and self.numel()) else (
         float("inf") if reduction == _MEAN else 1.0)
     common = _dtypes.result_type(self, target, grad_output)
@@ -200,7 +207,11 @@ def soft_margin_loss(self: Tensor, target: Tensor, reduction: int = _MEAN) -> Te
 def soft_margin_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
     """``-norm * target * z / (1 + z) * grad`` with ``z = exp(-target * self)`` (norm: 1 / numel for a mean)."""
     aten = _aten()
-    norm = 1.0 / self.numel() if reduction == _MEAN else 1.0
+    result = _dtypes.result_type(target, self)  # (mul_out(grad_input = empty_like(self), target, exp(...)))
+    check_inplace(self, self._shape, result if result.is_floating_point else _dtypes.get_default_dtype(),
+                  overlap=False)
+    n = self.numel()
+    norm = (1.0 / n if n else math.inf) if reduction == _MEAN else 1.0  # (C++'s 1.0 / 0: the mul below then raises)
     z = aten.exp.default(aten.mul.Tensor(aten.neg.default(target), self))
     out = aten.mul.Tensor(aten.mul.Scalar(target, -norm), z)
     out = aten.mul_.Tensor(out, grad_output)
@@ -214,6 +225,8 @@ def soft_margin_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
 def kl_div(self: Tensor, target: Tensor, reduction: int = _MEAN, *, log_target: bool = False) -> Tensor:
     """``exp(target) * (target - self)`` (log_target) or ``xlogy(target, target) - target * self``, reduced."""
     aten = _aten()
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:  # (C++ evaluates the right operand first)
         diff = aten.sub.Tensor(target, self)
         loss = aten.mul.Tensor(aten.exp.default(target), diff)

@@ -62,6 +62,8 @@ def _nll_weights(weight: Tensor | None, t: np.ndarray, keep: np.ndarray) -> np.n
 def nll_loss_forward(
     self: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int
 ) -> tuple[Tensor, Tensor]:
+    if target.dim() == 0 and self.dim() >= 2:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if self.dim() == 1 and target.dim() == 1:
         if target._shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target._shape[0]}")
@@ -274,6 +276,11 @@ def nll_loss2d_forward(self: Tensor, target: Tensor, weight: Tensor | None, redu
     n, _, h, w = self._shape
     if tuple(target._shape) != (n, h, w):
         raise RuntimeError(f"size mismatch (got input: {list(self._shape)} , target: {list(target._shape)}")
+    if self._data is not None and target._dtype not in (_dt.int64, _dt.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type_name(target._dtype)}")
+    if self._data is not None and not self._dtype.is_floating_point:
+        raise NotImplementedError(f'"nll_loss2d_forward_out_frame" not implemented for '
+                                  f"'{scalar_type_name(self._dtype)}'")
     dt = self._dtype
     out_shape = (n, h, w) if reduction == _REDUCTION_NONE else ()
     from ..tensor import contiguous_strides
@@ -324,9 +331,10 @@ def nll_loss_nd(self: Tensor, target: Tensor, weight: Tensor | None = None, redu
     ndim = self.dim()
     if ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {ndim})")
-    if ndim != 1 and self._shape[0] != target._shape[0]:
+    if ndim != 1 and self._shape[0] != (target._shape[0] if target._shape else 0):
         raise ValueError(
-            f"Expected input batch_size ({self._shape[0]}) to match target batch_size ({target._shape[0]})."
+            f"Expected input batch_size ({self._shape[0]}) to match target batch_size "
+            f"({target._shape[0] if target._shape else 0})."
         )
     if ndim in (1, 2):
         return _op("nll_loss")(self, target, weight, reduction, ignore_index)

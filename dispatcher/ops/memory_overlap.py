@@ -2,27 +2,23 @@
 
 Corresponds to aten/src/ATen/MemoryOverlap.cpp. In-place pointwise kernels (tensor_iterator.py) check that no two
 elements of ``self`` share memory; ``copy_`` (conversions.py) also checks that source and destination do not
-partly overlap.
+partly overlap. The in-place kernels that write ``self`` without those helpers but whose PyTorch counterparts
+check (TensorIterator, the random ops' ``check_inplace``, ``masked_scatter_``) are listed in
+``CHECKS_INTERNAL_OVERLAP``: ``registration.py`` registers them wrapped by ``checking_internal_overlap``.
+(PyTorch does not check ``fill_.Scalar``, ``zero_``, ``masked_fill_.Scalar``, ``index_put_`` nor the in-place views.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..tensor import Tensor
-from .meta_utils import is_non_overlapping_and_dense
+from .meta_utils import check_no_internal_overlap, is_non_overlapping_and_dense
 
-
-def _check_no_internal_overlap(self: Tensor) -> None:
-    """ATen assert_no_internal_overlap: a dense (or empty) tensor is fine; a stride-0 dim of size > 1 is not."""
-    if self._contiguous or 0 in self._shape:
-        return
-    for size, st in zip(self._shape, self._stride):
-        if st == 0 and size > 1:
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-                "location. Please clone() the tensor before performing the operation."
-            )
+_check_no_internal_overlap = check_no_internal_overlap
 
 
 def _is_dense(t: Tensor) -> bool:
@@ -47,3 +43,24 @@ def _check_no_partial_overlap(self: Tensor, src: Tensor) -> None:
         "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
         "memory location. Please clone() the tensor before performing the operation."
     )
+
+
+#: in-place ops whose kernels write ``self`` without tensor_iterator's checks, where PyTorch 2.13 checks
+CHECKS_INTERNAL_OVERLAP = frozenset({
+    "add_.Scalar", "mul_.Scalar", "div_.Scalar", "bernoulli_.float", "fill_.Tensor", "logical_not_", "logical_and_",
+    "logical_or_", "logical_xor_", "masked_scatter_", "normal_", "uniform_", "relu_",
+})
+
+
+def checking_internal_overlap(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """``kernel`` (an in-place op's) refusing a ``self`` whose elements share memory, before it writes."""
+
+    def checked(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        _check_no_internal_overlap(self)
+        return kernel(self, *args, **kwargs)
+
+    checked.__name__ = checked.__qualname__ = getattr(kernel, "__name__", "kernel")
+    checked.__doc__ = kernel.__doc__
+    checked.__module__ = kernel.__module__
+    checked.__wrapped__ = kernel  # type: ignore[attr-defined]  # (tracer/op_sources.py finds the kernel's source)
+    return checked

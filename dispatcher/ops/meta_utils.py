@@ -228,8 +228,23 @@ def can_cast(from_: _dt.dtype, to: _dt.dtype) -> bool:
     return not (from_ is not _dt.bool and to is _dt.bool)
 
 
-def check_inplace(self: Tensor, shape: tuple[int, ...], dtype: _dt.dtype) -> None:
-    """TensorIterator's checks for writing a result of ``shape`` / ``dtype`` into ``self``."""
+def check_no_internal_overlap(self: Tensor) -> None:
+    """ATen assert_no_internal_overlap: a dense (or empty) tensor is fine; a stride-0 dim of size > 1 is not."""
+    if self._contiguous or 0 in self._shape:
+        return
+    for size, st in zip(self._shape, self._stride):
+        if st == 0 and size > 1:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation."
+            )
+
+
+def check_inplace(self: Tensor, shape: tuple[int, ...], dtype: _dt.dtype, overlap: bool = True) -> None:
+    """TensorIterator's checks for writing a result of ``shape`` / ``dtype`` into ``self``: memory overlap first
+    (unless ``overlap`` is False, TensorIteratorConfig's ``set_check_mem_overlap(false)``), then shape and dtype."""
+    if overlap and not self._contiguous:
+        check_no_internal_overlap(self)
     if shape != self._shape:
         raise RuntimeError(
             f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(shape)}"

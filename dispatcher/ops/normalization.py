@@ -49,6 +49,47 @@ def _param_dtype(input: Tensor, *params: Tensor | None) -> _dt.dtype:  # noqa: A
     return input._dtype
 
 
+def _check_param_dtypes(input: Tensor, mixed_by: tuple, params: tuple) -> None:  # noqa: A002
+    """The CPU kernels' parameter dtypes (aten/src/ATen/native/mixed_type.h, then the kernels' typed accessors):
+    parameters in ``mixed_by`` of another dtype than the input make a "mixed type" call, whose ``params`` must
+    all be float32 for a reduced-precision input; otherwise every parameter has the input's dtype."""
+    if input._data is None:
+        return
+    if any(p is not None and p._dtype is not input._dtype for p in mixed_by):
+        for p in params:
+            if p is not None and p._dtype is not _dt.float32:
+                raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input._dtype is not _dt.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for p in params:
+        if p is not None and p._dtype is not input._dtype:
+            raise RuntimeError(f"expected scalar type {scalar_type_name(input._dtype)} but found "
+                               f"{scalar_type_name(p._dtype)}")
+
+
+def _check_vectors(**params: Tensor | None) -> None:
+    """Per-channel parameters read through a 1-d accessor (TensorAccessor's rank check)."""
+    for p in params.values():
+        if p is not None and p._data is not None and p.dim() != 1:
+            raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {p.dim()}")
+
+
+def _torch_check(cond: bool, text: str) -> None:
+    """TORCH_CHECK(cond) without a message: PyTorch prints the condition."""
+    if not cond:
+        raise RuntimeError(f"Expected {text} to be true, but got false.  (Could this error message be improved?  If "
+                           "so, please report an enhancement request to PyTorch.)")
+
+
+def _check_channels(c: int, **params: Tensor | None) -> None:
+    """Per-channel parameters hold one value per channel (batch_norm's "running_mean should contain 4 elements not
+    5"; PyTorch's native kernels read past the end of a shorter one without checking: ours refuse)."""
+    for name, p in params.items():
+        if p is not None and p.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {p.numel()}")
+
+
 def _channel_view(a: np.ndarray, ndim: int) -> np.ndarray:
     """A per-channel vector shaped to broadcast over (N, C, *spatial)."""
     return a.reshape(1, -1, *([1] * (ndim - 2)))
@@ -72,6 +113,11 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                 materialize(stat_meta, None, input))
     if not input._dtype.is_floating_point:
         raise not_implemented("batch_norm", input._dtype)
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
+    _check_param_dtypes(input, (weight, bias), (weight, bias, running_mean, running_var))
+    _check_vectors(running_mean=running_mean, running_var=running_var)
+    _check_channels(c, weight=weight, bias=bias, running_mean=running_mean, running_var=running_var)
     x = _f64(input)
     axes = (0, *range(2, input.dim()))
     n = x.size // c if c else 0
@@ -118,6 +164,17 @@ def native_batch_norm_backward(grad_out: Tensor, input: Tensor, weight: Tensor |
         return tuple(None if m is None else materialize(m, None, input) for m in metas)  # type: ignore[return-value]
     if not input._dtype.is_floating_point:
         raise not_implemented("batch_norm_backward_cpu", input._dtype)
+    _check_param_dtypes(input, (weight,), (weight, running_mean, running_var, save_mean, save_invstd))
+    if grad_out._dtype is not input._dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(input._dtype)} but found "
+                           f"{scalar_type_name(grad_out._dtype)}")
+    _check_vectors(running_mean=running_mean, running_var=running_var, save_mean=save_mean, save_invstd=save_invstd)
+    if grad_out._shape != input._shape:
+        raise RuntimeError(f"native_batch_norm_backward: expected grad_out of size {list(input._shape)}, but got "
+                           f"{list(grad_out._shape)}")
+    stats = {"save_mean": save_mean, "save_invstd": save_invstd} if train else {"running_mean": running_mean,
+                                                                                 "running_var": running_var}
+    _check_channels(c, weight=weight, **stats)
     x, g = _f64(input), _f64(grad_out)
     nd = x.ndim
     axes = (0, *range(2, nd))
@@ -235,6 +292,7 @@ def _check_group_norm_inputs(input: Tensor, weight: Tensor | None, bias: Tensor 
 def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int, C: int,  # noqa: A002, N803
                       HxW: int, group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:  # noqa: N803
     _check_group_norm_inputs(input, weight, bias, C, group)
+    _torch_check(input.numel() == N * C * HxW, "X.numel() == N * C * HxW")
     stat_dtype = _param_dtype(input, weight, bias)
     out_meta, stat_meta = _meta(input._shape, input._dtype), _meta((N, group), stat_dtype)
     if is_meta(input):
@@ -242,6 +300,7 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                 materialize(stat_meta, None, input))
     if not input._dtype.is_floating_point:
         raise not_implemented("GroupNormKernelImpl", input._dtype)
+    _check_param_dtypes(input, (weight,), (weight, bias))
     x = _f64(input).reshape(N, group, -1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = x.mean(axis=-1)
@@ -264,6 +323,9 @@ def native_group_norm_backward(grad_out: Tensor, input: Tensor, mean: Tensor, rs
         raise RuntimeError(f"Expect dY to have {N * C * HxW} elements.")
     if input.numel() != N * C * HxW:
         raise RuntimeError(f"Expect X to have {N * C * HxW} elements.")
+    _torch_check(mean.numel() == N * group, "mean.numel() == N * group")
+    _torch_check(rstd.numel() == N * group, "rstd.numel() == N * group")
+    _torch_check(weight is None or weight.numel() == C, "!gamma.defined() || gamma.numel() == C")
     param_dtype = weight._dtype if weight is not None else input._dtype
     metas = (
         _meta(input._shape, input._dtype) if output_mask[0] else None,
@@ -274,6 +336,9 @@ def native_group_norm_backward(grad_out: Tensor, input: Tensor, mean: Tensor, rs
         return tuple(None if m is None else materialize(m, None, input) for m in metas)  # type: ignore[return-value]
     if not input._dtype.is_floating_point:
         raise not_implemented("GroupNormBackwardKernelImpl", input._dtype)
+    if grad_out._dtype is not input._dtype:
+        raise RuntimeError("Expected scalar types of X and dY are same.")
+    _check_param_dtypes(input, (weight,), (weight, mean, rstd))
     d = C // group
     x = _f64(input).reshape(N, group, d, HxW)
     g = _f64(grad_out).reshape(N, group, d, HxW)
@@ -373,6 +438,8 @@ def native_layer_norm(
     stat_dtype = _layer_norm_param_dtype(input, weight, bias)
     if not _is_float(input._dtype) and not is_meta(input):
         raise not_implemented("LayerNormKernelImpl", input._dtype)
+    if not is_meta(input):
+        _check_param_dtypes(input, (weight if weight is not None else bias,), (weight, bias))
     axis = input.dim() - len(normalized_shape)
     stat_shape = tuple(input._shape[:axis]) + (1,) * len(normalized_shape)
     out_meta = TensorMeta(input._shape, contiguous_strides(input._shape), input._dtype)

@@ -15,6 +15,7 @@ PyTorch's ``val > max || isnan(val)``. Floats compute in float64 / float32 (half
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +26,8 @@ from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
 from .kernel_dtypes import compute_dtype, is_meta, not_implemented
 from .kernel_registry import impl
-from .meta_utils import TensorMeta, materialize
+from .meta_utils import TensorMeta, materialize, scalar_type_name
+from .tensor_iterator import _C_TYPE_NAMES
 
 aten = namespace("aten")
 
@@ -136,12 +138,19 @@ def _check_dim_size(t: Tensor, dim: int, dim_size: int, size: int) -> None:
 
 
 def _check_backward_sizes(self: Tensor, oh: int, ow: int, *grads: Tensor) -> None:
-    """``*_pool2d_backward_shape_check``: each of ``grads`` has self's planes and the output's height / width."""
+    """``*_pool2d_backward_shape_check``: each of ``grads`` has self's planes and the output's height / width;
+    then the CPU kernels' check that the gradient has self's dtype."""
     ndim = self.dim()
     for t in grads:
+        if ndim == 4:
+            _check_dim_size(t, ndim, 0, self._shape[0])
         _check_dim_size(t, ndim, ndim - 3, self._shape[-3])
         _check_dim_size(t, ndim, ndim - 2, oh)
         _check_dim_size(t, ndim, ndim - 1, ow)
+    g = grads[0]
+    if g._dtype is not self._dtype and self._data is not None:
+        raise RuntimeError(f"expected dtype {_C_TYPE_NAMES[self._dtype.name]} for `gradOutput` but got dtype "
+                           f"{_C_TYPE_NAMES[g._dtype.name]}")
 
 
 def _contiguous_meta(shape: Sequence[int], dtype: _dt.dtype) -> TensorMeta:
@@ -169,6 +178,9 @@ def max_pool2d_with_indices(self: Tensor, kernel_size: Sequence[int], stride: Se
     ct = compute_dtype(self._dtype)
     x = self._data.astype(ct, copy=False)
     fill = -np.inf if self._dtype.is_floating_point else np.iinfo(np.int64).min
+    if not math.prod(shape):  # an empty batch (PyTorch returns empty outputs)
+        return (materialize(out_meta, np.zeros(shape, ct), self),
+                materialize(idx_meta, np.zeros(shape, np.int64), self))
     vals, flat = pool.windows(x, (oh, ow), fill)
     vals = vals.reshape(*vals.shape[:-2], -1)
     flat = np.broadcast_to(flat.reshape(*flat.shape[:-2], -1), vals.shape)
@@ -181,6 +193,9 @@ def max_pool2d_with_indices(self: Tensor, kernel_size: Sequence[int], stride: Se
         best = np.where(valid, vals, fill).max(axis=-1, keepdims=True)
         hit = valid & (vals == best)
     pos = np.argmax(hit, axis=-1)[..., None]
+    if self._dtype.is_floating_point:  # PyTorch's `val > maxval || isnan(val)` keeps the window's last NaN
+        last = hit.shape[-1] - 1 - np.argmax(hit[..., ::-1], axis=-1)[..., None]
+        pos = np.where(isnan.any(axis=-1, keepdims=True), last, pos)
     values = np.take_along_axis(vals, pos, axis=-1)[..., 0]
     indices = np.take_along_axis(flat, pos, axis=-1)[..., 0]
     return materialize(out_meta, values, self), materialize(idx_meta, indices, self)
@@ -260,6 +275,9 @@ def _check_max_pool1d(self: Tensor, kernel_size: Sequence[int], stride: Sequence
 def max_pool1d_with_indices(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (),
                             padding: Sequence[int] = (0,), dilation: Sequence[int] = (1,),
                             ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    for name, v in (("kernel_size", kernel_size), ("padding", padding), ("dilation", dilation)):
+        if len(v) != 1:
+            raise RuntimeError(f"max_pool1d() argument '{name}' should contain one int (got {len(v)})")
     stride = list(stride) or list(kernel_size)
     _check_dim_range("max_pool1d", self, 2, 4)
     out, idx = aten.max_pool2d_with_indices.default(aten.unsqueeze.default(self, -2), [1, kernel_size[0]],
@@ -275,8 +293,11 @@ def max_pool1d(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int] =
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
                            f"input, but got:{_sizes(shape)}")
     _check_max_pool1d(self, kernel_size, list(stride) or list(kernel_size), padding, dilation, ceil_mode)
-    # PyTorch skips the indices only for CPU tensors not requiring grad outside any mode (max_pool1d_impl);
-    # the values are the same
+    # PyTorch skips the indices only for CPU tensors not requiring grad outside any mode (max_pool1d_impl, floating
+    # dtypes only); the values are the same
+    if (type(self) is Tensor and self._data is not None and not self.requires_grad
+            and not self._dtype.is_floating_point):
+        raise NotImplementedError(f'"max_pool1d_impl" not implemented for \'{scalar_type_name(self._dtype)}\'')
     return aten.max_pool1d_with_indices.default(self, list(kernel_size), list(stride), list(padding),
                                                 list(dilation), ceil_mode)[0]
 
@@ -402,6 +423,9 @@ def _check_adaptive(self: Tensor, output_size: Sequence[int]) -> None:
 @impl("_adaptive_avg_pool2d", "CPU", "Meta")
 def _adaptive_avg_pool2d(self: Tensor, output_size: Sequence[int]) -> Tensor:
     _check_adaptive(self, output_size)
+    if any(int(s) < 0 for s in output_size):
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
+                           f"received {list(output_size)}")
     oh, ow = (int(s) for s in output_size)
     meta = _contiguous_meta((*self._shape[:-2], oh, ow), self._dtype)
     if is_meta(self):
@@ -432,6 +456,12 @@ def _adaptive_avg_pool2d_backward(grad_output: Tensor, self: Tensor) -> Tensor:
         return materialize(meta, None, self)
     if not self._dtype.is_floating_point:
         raise not_implemented("adaptive_avg_pool2d_backward_cpu", self._dtype)
+    if grad_output._dtype is not self._dtype:
+        raise RuntimeError(f"adaptive_avg_pool2d_backward_out_cpu_template: Expected dtype "
+                           f"{_C_TYPE_NAMES[self._dtype.name]} for `grad_output` but got dtype "
+                           f"{_C_TYPE_NAMES[grad_output._dtype.name]}")
+    if not grad_output.numel():  # (PyTorch's kernel loops over nothing: zero gradients)
+        return materialize(meta, np.zeros(self._shape), self)
     g = grad_output._data.astype(np.float64)
     oh, ow = grad_output._shape[-2:]
     ih, iw = self._shape[-2:]

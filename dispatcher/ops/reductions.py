@@ -24,6 +24,7 @@ from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
 from .composite import _op, is_tensor_subclass_like
+from .fp_errors import ignoring_fp_errors
 from .kernel_dtypes import is_meta
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize, scalar_type_name, wrap_dim
@@ -94,7 +95,12 @@ def _sum_values(arr: np.ndarray, dims: tuple[int, ...], keepdim: bool, out: _dt.
     if out is _dt.bool:
         return np.any(arr, axis=dims, keepdims=keepdim)
     # (np.add.reduce is what np.sum calls for an ndarray, without its Python-level dispatch)
-    return np.add.reduce(arr, axis=dims, dtype=_accumulate_dtype(out), keepdims=keepdim)
+    # (inf + -inf is nan without a warning, as in PyTorch)
+    return ignoring_fp_errors(_add_reduce, arr, dims, _accumulate_dtype(out), keepdim)
+
+
+def _add_reduce(arr: np.ndarray, dims: tuple[int, ...], dtype: Any, keepdim: bool) -> np.ndarray:
+    return np.add.reduce(arr, axis=dims, dtype=dtype, keepdims=keepdim)
 
 
 # --- sum / mean --------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import importlib
 from ..library import Library
 from .inplace_or_view import make_inplace_kernel
 from .kernel_registry import KERNELS, SITES
+from .memory_overlap import CHECKS_INTERNAL_OVERLAP, checking_internal_overlap
 from .native_functions import BACKEND, CEA, CIA, NATIVE_FUNCTIONS
 
 #: the kernel modules, one per op family (``<family>_<aspect>`` where a family's kernels are split)
@@ -71,6 +72,10 @@ def register_aten() -> Library:
         except ModuleNotFoundError as e:
             if e.name != f"{__package__}.{module}":
                 raise
+    from .. import dispatch
+    from .devices import mixed_device_kernel
+
+    dispatch.MIXED_DEVICE_KERNEL = mixed_device_kernel
     lib = Library("aten", "DEF")
     listed = set()
     for op in NATIVE_FUNCTIONS:
@@ -80,6 +85,8 @@ def register_aten() -> Library:
         if name not in listed:
             raise RuntimeError(f"kernel for aten::{name} ({key}) but the op is not in native_functions.py")
         module = SITES[(name, key)][0] if (name, key) in SITES else fn.__module__
+        if name in CHECKS_INTERNAL_OVERLAP and key != "CompositeImplicitAutograd":
+            fn = checking_internal_overlap(fn)
         lib.impl(name, fn, key, debug=f"registered at dispatcher/ops/{module.rsplit('.', 1)[-1]}.py")
     from ..autograd import (  # noqa: F401 - formulas (the derivatives package imports its family modules)
         MANUAL_AUTOGRAD_KERNELS,

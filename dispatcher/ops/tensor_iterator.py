@@ -205,20 +205,23 @@ def _copy_unsafe(dst: np.ndarray, src: np.ndarray) -> None:
     np.copyto(dst, src, casting="unsafe")
 
 
-def _store(self: Tensor, result: Tensor) -> Tensor:
-    """Write ``result`` (an out-of-place kernel's output) into ``self``: TensorIterator's output checks first."""
-    _check_no_internal_overlap(self)
-    check_inplace(self, result._shape, result._dtype)
+def _store(self: Tensor, result: Tensor, overlap: bool = True) -> Tensor:
+    """Write ``result`` (an out-of-place kernel's output) into ``self``: TensorIterator's output checks first
+    (the memory-overlap one unless ``overlap`` is False)."""
+    if overlap:
+        _check_no_internal_overlap(self)
+    check_inplace(self, result._shape, result._dtype, overlap)
     if self._data is not None and result._data is not None:
         ignoring_fp_errors(_copy_unsafe, self._data, result._data)
     return self
 
 
-def inplace_from(kernel: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
-    """The in-place kernel ``name`` computing with the out-of-place ``kernel``."""
+def inplace_from(kernel: Callable[..., Tensor], name: str, overlap: bool = True) -> Callable[..., Tensor]:
+    """The in-place kernel ``name`` computing with the out-of-place ``kernel`` (``overlap``: check that no two
+    elements of self share memory, as TensorIterator does unless an op turns it off)."""
 
     def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return _store(self, kernel(self, *args, **kwargs))
+        return _store(self, kernel(self, *args, **kwargs), overlap)
 
     inplace.__name__ = name
     inplace.__doc__ = f"aten::{name}: the out-of-place kernel's result stored into self."

@@ -40,10 +40,8 @@ from .activations import (
     threshold,
     threshold_,
 )
-from .attention import scaled_dot_product_attention
-from .convolution import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, fold, unfold
 from .attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
-from .convolution import conv1d, conv2d
+from .convolution import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, fold, unfold
 from .dropout import dropout
 from .embedding import embedding, one_hot
 from .linalg import cosine_similarity, linear
