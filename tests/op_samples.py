@@ -1845,8 +1845,8 @@ def _merged(infos: list[OpInfo]) -> dict[str, OpInfo]:
     return out
 
 
-OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
-                                 + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_conv_pad())
+
+
 def _table_metadata() -> list[OpInfo]:
     """The metadata ops (TensorProperties.cpp): what a subclass with a custom sizes/strides policy answers."""
     L, F = "int64", "float64"
@@ -1864,8 +1864,9 @@ def _table_metadata() -> list[OpInfo]:
     ]
 
 
-OPS: dict[str, OpInfo] = {info.name: info for info in _table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
-                         + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_metadata()}
+OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
+                                 + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_conv_pad()
+                                 + _table_metadata())
 
 
 def check_table() -> list[str]:
