@@ -1681,3 +1681,56 @@ def check_table() -> list[str]:
     """Listed ops without samples and sampled ops not in the listing (both must be empty)."""
     listed = {op.name for op in NATIVE_FUNCTIONS}
     return sorted((listed - OPS.keys()) | {f"unlisted:{n}" for n in OPS.keys() - listed})
+
+
+# --- issue 19: 3-d pooling, adaptive max pooling, max_unpool2d --------------------------------------------------------
+
+
+def _table_pooling_nd() -> list[OpInfo]:
+    D, L = "float64", "int64"
+    x5, x4 = T((2, 2, 5, 6, 7)), T((2, 3, 7, 6))
+    return [
+        OpInfo("max_pool3d_with_indices", [
+            S(x5, [2, 2, 2]), S(T((2, 5, 6, 7), D), [3], [2], [1], [1], True), S(x5, [2, 3, 2], [1, 2, 2], [1, 1, 0],
+                                                                                  [2, 1, 1]),
+            S(T((1, 2, 4, 4, 4), L), [2]), S(T((1, 2, 4, 4, 4), kind="zeros_some"), [2]),
+        ], [S(T((5, 5, 5)), [2]), S(x5, [2, 2]), S(x5, [2], [], [2]), S(T((1, 1, 2, 2, 2)), [3]), S(x5, [0])]),
+        OpInfo("max_pool3d_with_indices_backward", [
+            S(T((2, 2, 2, 3, 3)), x5, [2, 2, 2], [], [0], [1], False, T((2, 2, 2, 3, 3), L, kind=("index", 210))),
+        ], [S(T((2, 2, 2, 3, 4)), x5, [2, 2, 2], [], [0], [1], False, T((2, 2, 2, 3, 4), L, kind=("index", 210)))]),
+        OpInfo("max_pool3d", [S(x5, [2, 2, 2]), S(T((2, 5, 6, 7)), [3], [2], [1], [1], True)], [S(T((5, 5)), [2])]),
+        OpInfo("avg_pool3d", [
+            S(x5, [2, 2, 2]), S(T((2, 5, 6, 7), D), [3], [2], [1], True, False), S(x5, [1, 2, 3], [1, 2, 2], [0, 1, 1],
+                                                                                  False, True, 4),
+            S(T((1, 2, 4, 4, 4), L), [2]),
+        ], [S(x5, [2], [], [0], False, True, 0), S(T((5, 5)), [2]), S(T((1, 2, 2, 2, 2)), [3]), S(x5, [2, 2])]),
+        OpInfo("avg_pool3d_backward", [
+            S(T((2, 2, 2, 3, 3)), x5, [2, 2, 2], [], [0], False, True, None),
+            S(T((2, 3, 4, 4), D), T((2, 5, 6, 7), D), [3], [2], [1], True, False, None),
+        ], [S(T((2, 2, 2, 3, 4)), x5, [2, 2, 2], [], [0], False, True, None)]),
+        OpInfo("_adaptive_avg_pool3d", [S(x5, [2, 3, 4]), S(T((2, 5, 6, 7), D), [5, 6, 7]), S(x5, [1, 1, 1])],
+               [S(T((5, 5)), [2, 2, 2]), S(x5, [2, 2]), S(T((2, 0, 3, 3)), [1, 1, 1])]),
+        OpInfo("_adaptive_avg_pool3d_backward", [S(T((2, 2, 2, 3, 4)), x5), S(T((2, 5, 6, 7), D), T((2, 3, 4, 5), D))]),
+        OpInfo("adaptive_avg_pool3d", [S(x5, [2, 3, 4]), S(x5, [1, 1, 1]), S(T((2, 5, 6, 7)), [3, 3, 3])],
+               [S(x5, [2, 2]), S(x5, [2, -1, 2])]),
+        OpInfo("adaptive_max_pool1d", [S(T((2, 3, 9)), [4]), S(T((3, 9), D), [9])], [S(T((9,)), [2]), S(T((2, 3, 9)), [2, 2])]),
+        OpInfo("adaptive_max_pool2d", [S(x4, [3, 4]), S(T((3, 5, 5), D), [2, 2]), S(x4, [7, 6]),
+                                       S(T((1, 2, 4, 4), kind="zeros_some"), [3, 3])],
+               [S(T((5, 5)), [2, 2]), S(T((1, 2, 4, 4), L), [2, 2]), S(T((1, 2, 0, 4)), [2, 2])]),
+        OpInfo("adaptive_max_pool2d_backward", [
+            S(T((2, 3, 3, 4)), x4, T((2, 3, 3, 4), L, kind=("index", 42))),
+        ], [S(T((2, 3, 3, 4), D), x4, T((2, 3, 3, 4), L, kind=("index", 42)))]),
+        OpInfo("adaptive_max_pool3d", [S(x5, [2, 3, 4]), S(T((2, 5, 6, 7), D), [5, 6, 7])],
+               [S(T((5, 5)), [2, 2, 2]), S(T((1, 2, 4, 4, 4), L), [2, 2, 2])]),
+        OpInfo("adaptive_max_pool3d_backward", [
+            S(T((2, 2, 2, 3, 4)), x5, T((2, 2, 2, 3, 4), L, kind=("index", 210))),
+        ]),
+        OpInfo("max_unpool2d", [
+            S(T((1, 1, 2, 3)), T((1, 1, 2, 3), L, kind=("unique_index", 16)), [4, 4]),
+            S(T((2, 2, 2), D), T((2, 2, 2), L, kind=("unique_index", 9)), [3, 3]),
+        ], [S(T((1, 1, 2, 3)), T((1, 1, 2, 3)), [4, 4]), S(T((1, 1, 2, 3)), T((1, 1, 2, 3), L), [4, 4, 4]),
+            S(T((2, 3)), T((2, 3), L), [4, 4])]),
+    ]
+
+
+OPS.update({info.name: info for info in _table_pooling_nd()})

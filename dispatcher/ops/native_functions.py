@@ -635,4 +635,19 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     # issue 17: allclose (CompositeExplicitAutograd) and equal (a CPU kernel, no Meta kernel), both returning bool
     OpDef("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", CEA, tags=()),
     OpDef("equal(Tensor self, Tensor other) -> bool", BACKEND, tags=()),
+    # issue 19: 3-d pooling, adaptive max pooling, max_unpool2d (pooling_nd.py)
+    OpDef("max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", BACKEND, tags=('core',)),
+    OpDef("max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor", BACKEND, tags=()),
+    OpDef("max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor", CIA, tags=()),
+    OpDef("avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", BACKEND, tags=('core',)),
+    OpDef("avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", BACKEND, tags=()),
+    OpDef("_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", BACKEND, tags=('core',)),
+    OpDef("_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor", BACKEND, tags=()),
+    OpDef("adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", CIA, tags=()),
+    OpDef("adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)", CIA, tags=()),
+    OpDef("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", BACKEND, tags=()),
+    OpDef("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor", BACKEND, tags=()),
+    OpDef("adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)", BACKEND, tags=()),
+    OpDef("adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor", BACKEND, tags=()),
+    OpDef("max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor", BACKEND, tags=()),
 )

@@ -23,6 +23,7 @@ KERNEL_MODULES = (
     "linalg", "linalg_matmul", "linalg_einsum",
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout",
+    "pooling_nd",
 )
 
 _KIND_KEYS = {

@@ -51,6 +51,7 @@ from . import (  # noqa: F401 - importing them registers their decompositions
     linalg,
     losses,
     normalization,
+    pooling,
     random,
     reductions,
     shape,
@@ -178,6 +179,11 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     "embedding_dense_backward.default",
     # dropout
     "native_dropout_backward.default"))
+
+# issue 19: pooling and resizing ops of PyTorch's core table
+CORE_ATEN_DECOMPOSITION_OPS += tuple(_overload(n) for n in (
+    "max_unpool2d.default",
+))
 
 #: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op
 MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {

@@ -81,6 +81,23 @@ __all__ = [
     "rms_norm", "normalize", "scaled_dot_product_attention", "embedding", "one_hot", "dropout", "pad",
 ]
 
+# normalization / pooling / resizing additions (issue 19)
+from .normalization import local_response_norm  # noqa: E402
+from .pooling import (  # noqa: E402
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    adaptive_max_pool3d,
+    avg_pool3d,
+    lp_pool1d,
+    lp_pool2d,
+    max_pool3d,
+    max_unpool2d,
+)
+
+__all__ += ["local_response_norm", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+            "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool2d", "lp_pool1d", "lp_pool2d"]
+
 for _name in __all__:
     if globals()[_name].__module__.startswith(f"{__name__}."):
         globals()[_name].__module__ = __name__
