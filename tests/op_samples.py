@@ -1734,3 +1734,43 @@ def _table_pooling_nd() -> list[OpInfo]:
 
 
 OPS.update({info.name: info for info in _table_pooling_nd()})
+
+
+# --- issue 19: resizing (upsampling, pixel shuffle) ------------------------------------------------------------------
+
+
+def _table_resizing() -> list[OpInfo]:
+    D = "float64"
+    x = {1: T((2, 3, 5)), 2: T((2, 3, 4, 5)), 3: T((1, 2, 3, 4, 3))}
+    xd = {1: T((2, 3, 5), D), 2: T((2, 3, 4, 5), D), 3: T((1, 2, 3, 4, 3), D)}
+    sizes = {1: ([8], [3]), 2: ([7, 9], [3, 2]), 3: ([5, 3, 6], [2, 5, 2])}
+    factors = {1: [1.7], 2: [1.5, 2.3], 3: [2.0, 1.0, 1.5]}
+    out: list[OpInfo] = []
+    ops = [(f"upsample_nearest{n}d", n, False) for n in (1, 2, 3)] + \
+          [(f"_upsample_nearest_exact{n}d", n, False) for n in (1, 2, 3)] + \
+          [("upsample_linear1d", 1, True), ("upsample_bilinear2d", 2, True), ("upsample_trilinear3d", 3, True),
+           ("upsample_bicubic2d", 2, True)]
+    for name, n, interp in ops:
+        up, down = sizes[n]
+        ac = (False,) if interp else ()
+        ac_t = (True,) if interp else ()
+        scales = [None] * n
+        out.append(OpInfo(name, [S(x[n], up, *ac, *scales), S(xd[n], down, *ac_t, *scales),
+                                 S(x[n], up, *ac_t, *[o / i for o, i in zip(up, x[n].shape[2:])])],
+                          [S(x[n], [0] * n, *ac), S(T((4,)), up, *ac)]))
+        out.append(OpInfo(f"{name}.vec", [S(x[n], up, *ac, None), S(xd[n], None, *ac_t, factors[n]),
+                                          S(x[n], None, *ac, factors[n])],
+                          [S(x[n], up, *ac, factors[n]), S(x[n], None, *ac, None)]))
+        in_size = list(x[n].shape)
+        grad_up = T((*in_size[:2], *up))
+        out.append(OpInfo(f"{name}_backward", [S(grad_up, up, in_size, *ac, *scales),
+                                               S(T((*in_size[:2], *down), D), down, in_size, *ac_t, *scales)],
+                          [S(T((*in_size[:2], *down)), up, in_size, *ac, *scales)]))
+    out.append(OpInfo("pixel_shuffle", [S(T((2, 8, 3, 4)), 2), S(T((2, 1, 9, 2, 2), D), 3), S(T((4, 2, 2)), 1)],
+                      [S(T((1, 6, 2, 2)), 2), S(T((4, 4)), 2), S(T((1, 4, 2, 2)), 0)]))
+    out.append(OpInfo("pixel_unshuffle", [S(T((2, 3, 4, 6)), 2), S(T((2, 1, 1, 6, 3), D), 3)],
+                      [S(T((1, 2, 3, 4)), 2), S(T((1, 2, 4, 3)), 2), S(T((4, 4)), 2), S(T((1, 4, 2, 2)), -1)]))
+    return out
+
+
+OPS.update({info.name: info for info in _table_resizing()})

@@ -59,6 +59,8 @@ FAMILIES: dict[str, str] = {
     "attention": "scaled_dot_product_attention and its CPU kernels",
     "embedding": "embedding, one_hot",
     "dropout": "dropout, native_dropout",
+    "resizing": "upsample_* (nearest, nearest-exact, linear, bilinear, trilinear, bicubic), pixel_shuffle / "
+                "pixel_unshuffle",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

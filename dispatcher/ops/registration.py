@@ -23,7 +23,7 @@ KERNEL_MODULES = (
     "linalg", "linalg_matmul", "linalg_einsum",
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout",
-    "pooling_nd",
+    "pooling_nd", "resizing",
 )
 
 _KIND_KEYS = {

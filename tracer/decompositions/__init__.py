@@ -54,6 +54,7 @@ from . import (  # noqa: F401 - importing them registers their decompositions
     pooling,
     random,
     reductions,
+    resizing,
     shape,
     transcendental,
     views,
@@ -183,6 +184,9 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
 # issue 19: pooling and resizing ops of PyTorch's core table
 CORE_ATEN_DECOMPOSITION_OPS += tuple(_overload(n) for n in (
     "max_unpool2d.default",
+    "upsample_nearest1d.default", "upsample_nearest2d.default", "upsample_nearest3d.default",
+    "_upsample_nearest_exact1d.default", "_upsample_nearest_exact2d.default", "_upsample_nearest_exact3d.default",
+    "upsample_linear1d.default", "pixel_shuffle.default", "pixel_unshuffle.default",
 ))
 
 #: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op

@@ -56,6 +56,7 @@ from . import (  # noqa: F401 - each module registers its formulas when imported
     pooling,
     random,
     reductions,
+    resizing,
     shape,
     transcendental,
     views,

@@ -94,7 +94,16 @@ from .pooling import (  # noqa: E402
     max_pool3d,
     max_unpool2d,
 )
+from .resizing import (  # noqa: E402
+    interpolate,
+    pixel_shuffle,
+    pixel_unshuffle,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 
+__all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle"]
 __all__ += ["local_response_norm", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
             "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool2d", "lp_pool1d", "lp_pool2d"]
 

@@ -53,6 +53,7 @@ from .pooling import (  # noqa: E402
     MaxPool3d,
     MaxUnpool2d,
 )
+from .upsampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
 
 __all__ += [
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
@@ -60,4 +61,5 @@ __all__ += [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d",
     "MaxPool3d", "MaxUnpool2d",
+    "PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
 ]
