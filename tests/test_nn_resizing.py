@@ -123,3 +123,42 @@ def test_upsample_repr_keeps_float_factors() -> None:
         assert repr(L.nn.Upsample(scale_factor=(2, 3), mode="bilinear")) == \
             "Upsample(scale_factor=(2.0, 3.0), mode='bilinear')"
         assert repr(L.nn.UpsamplingBilinear2d(size=4)) == "UpsamplingBilinear2d(size=4, mode='bilinear')"
+
+
+BACKWARD_CHAINS = {
+    "2d": (lambda L: L.nn.Sequential(L.nn.BatchNorm2d(3), L.nn.MaxPool2d(2), L.nn.Upsample(scale_factor=2,
+                                                                                          mode="bilinear"),
+                                     L.nn.AdaptiveMaxPool2d(3), L.nn.AvgPool2d(2, ceil_mode=True),
+                                     L.nn.PixelShuffle(1)), (2, 3, 6, 6)),
+    "3d": (lambda L: L.nn.Sequential(L.nn.InstanceNorm3d(3, affine=True), L.nn.MaxPool3d(2, stride=1),
+                                     L.nn.Upsample(scale_factor=2), L.nn.AdaptiveAvgPool3d(3),
+                                     L.nn.AvgPool3d(2, ceil_mode=True), L.nn.GroupNorm(1, 3),
+                                     L.nn.Upsample(scale_factor=1.5, mode="trilinear"), L.nn.AdaptiveMaxPool3d(2)),
+           (2, 3, 4, 5, 4)),
+}
+
+
+def _grads_of(L, m):  # noqa: ANN001, ANN202
+    def grads(x):  # noqa: ANN001, ANN202
+        return L.autograd.grad(m(x).sum(), [x, *m.parameters()])
+
+    return grads
+
+
+@pytest.mark.parametrize("chain", list(BACKWARD_CHAINS))
+@pytest.mark.parametrize("config", ["post", "core"])
+def test_backward_graphs_match_torch(chain: str, config: str) -> None:
+    """make_fx of ``autograd.grad`` through the layers: the backward ops (``*_backward``, or their core-aten
+    decompositions) in torch's order."""
+    from tests.nn_oracle import own_targets, trace
+
+    make, shape = BACKWARD_CHAINS[chain]
+    targets = []
+    for L in (torch, D):
+        L.manual_seed(0)
+        m = make(L)
+        x = randn(L, 0, *shape).requires_grad_(True)
+
+        targets.append(own_targets(trace(L, _grads_of(L, m), [x], config)))
+    assert targets[1] == targets[0]
+    assert any("backward" in t for t in targets[0]) or config == "core"

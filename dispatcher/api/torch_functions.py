@@ -25,6 +25,7 @@ from . import (
     pooling,
     random,
     reductions,
+    resizing,
     shape,
     tensor_info,
     transcendental,
@@ -33,6 +34,7 @@ from . import (
 
 _MODULES = (from_data, factories, random, arithmetic, transcendental, comparison, bitwise, reductions, views, shape,
             indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info)
+_MODULES += (resizing,)
 
 __all__: list[str] = []
 for _module in _MODULES:
