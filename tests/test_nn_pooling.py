@@ -23,7 +23,6 @@ X3, X4, X5 = _inputs(2, 3, 9), _inputs(2, 3, 7, 8), _inputs(2, 2, 5, 6, 7)
 POOL_CASES = {
     "max1d": (lambda L: L.nn.MaxPool1d(3, stride=2, padding=1), X3),
     "max1d_indices_ceil": (lambda L: L.nn.MaxPool1d(2, ceil_mode=True, return_indices=True), X3),
-    "max2d": (lambda L: L.nn.MaxPool2d(2), X4),
     "max2d_dilated": (lambda L: L.nn.MaxPool2d(3, stride=(2, 1), padding=1, dilation=2, return_indices=True), X4),
     "max3d": (lambda L: L.nn.MaxPool3d(2), X5),
     "max3d_ceil_pad": (lambda L: L.nn.MaxPool3d((2, 3, 2), stride=2, padding=1, ceil_mode=True,
@@ -36,9 +35,7 @@ POOL_CASES = {
     "avg3d_pad_exclude": (lambda L: L.nn.AvgPool3d(3, stride=2, padding=1, count_include_pad=False,
                                                    ceil_mode=True), X5),
     "avg3d_divisor": (lambda L: L.nn.AvgPool3d((1, 2, 3), stride=(1, 2, 2), divisor_override=4), X5),
-    "adaptive_avg1d": (lambda L: L.nn.AdaptiveAvgPool1d(4), X3),
     "adaptive_avg2d": (lambda L: L.nn.AdaptiveAvgPool2d((3, None)), X4),
-    "adaptive_avg2d_1": (lambda L: L.nn.AdaptiveAvgPool2d(1), X4),
     "adaptive_avg3d": (lambda L: L.nn.AdaptiveAvgPool3d((2, 4, 3)), X5),
     "adaptive_avg3d_1": (lambda L: L.nn.AdaptiveAvgPool3d(1), X5),
     "adaptive_max1d": (lambda L: L.nn.AdaptiveMaxPool1d(4), X3),

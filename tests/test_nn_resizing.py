@@ -21,7 +21,6 @@ X3, X4, X5 = _inputs(2, 3, 5), _inputs(2, 3, 4, 5), _inputs(1, 2, 3, 4, 3)
 
 RESIZE_CASES = {
     "nearest1d": (lambda L: L.nn.Upsample(scale_factor=2), X3),
-    "nearest2d": (lambda L: L.nn.Upsample(scale_factor=2), X4),
     "nearest2d_size": (lambda L: L.nn.Upsample(size=(7, 9)), X4),
     "nearest2d_fraction": (lambda L: L.nn.Upsample(scale_factor=(1.5, 2.3)), X4),
     "nearest3d": (lambda L: L.nn.Upsample(scale_factor=(2, 1, 1.5)), X5),
