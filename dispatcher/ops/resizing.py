@@ -143,11 +143,15 @@ def _cubic_matrix(in_size: int, out_size: int, align_corners: bool, scale: float
 
 
 def _apply(x: np.ndarray, mats: Sequence[np.ndarray], transpose: bool = False) -> np.ndarray:
-    """Each (out, in) matrix applied along its spatial axis (the trailing ``len(mats)`` axes)."""
+    """Each (out, in) matrix applied along its spatial axis (the trailing ``len(mats)`` axes): a batched
+    ``matmul`` of the matrix with the input viewed as (leading, size, trailing), no transposes of the data."""
     nd = len(mats)
     for d, w in enumerate(mats):
+        w = w.T if transpose else w
         axis = x.ndim - nd + d
-        x = np.moveaxis(np.tensordot(w.T if transpose else w, x, axes=([1], [axis])), 0, axis)
+        lead, trail = x.shape[:axis], x.shape[axis + 1:]
+        y = np.matmul(w, x.reshape(int(np.prod(lead)), x.shape[axis], int(np.prod(trail))))
+        x = y.reshape(*lead, w.shape[0], *trail)
     return x
 
 
