@@ -1,6 +1,6 @@
 """nn pooling layers against torch: MaxPool1d/2d/3d (return_indices, ceil_mode, dilation, padding),
 AvgPool1d/2d/3d (count_include_pad, divisor_override, ceil_mode), AdaptiveAvgPool1d/2d/3d,
-AdaptiveMaxPool1d/2d/3d (return_indices), MaxUnpool2d, LPPool1d/2d: values, gradients, make_fx graphs in the
+AdaptiveMaxPool1d/2d/3d (return_indices), MaxUnpool1d/2d, LPPool1d/2d/3d: values, gradients, make_fx graphs in the
 four configurations, replay, and errors (class and message)."""
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ POOL_CASES = {
     "adaptive_max3d_indices": (lambda L: L.nn.AdaptiveMaxPool3d(3, return_indices=True), _inputs(2, 5, 6, 7)),
     "lp1d": (lambda L: L.nn.LPPool1d(2, 3, stride=2), _inputs(2, 3, 9)),
     "lp2d": (lambda L: L.nn.LPPool2d(3, (2, 3)), X4),
+    "lp3d": (lambda L: L.nn.LPPool3d(2, 2, stride=(1, 2, 2)), X5),
 }
 
 
@@ -71,6 +72,24 @@ def _unpool(L):  # noqa: ANN001, ANN202
 
 def test_max_unpool2d_round_trip() -> None:
     check_module(torch, _unpool, _inputs(2, 3, 5, 7))
+
+
+def _unpool1d(L):  # noqa: ANN001, ANN202
+    class PoolUnpool1d(L.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.pool = L.nn.MaxPool1d(3, stride=2, return_indices=True)
+            self.unpool = L.nn.MaxUnpool1d(3, stride=2)
+
+        def forward(self, x):  # noqa: ANN001, ANN202
+            out, idx = self.pool(x)
+            return self.unpool(out, idx)
+
+    return PoolUnpool1d()
+
+
+def test_max_unpool1d_round_trip() -> None:
+    check_module(torch, _unpool1d, _inputs(2, 3, 9))
 
 
 def test_max_pool_indices_equal_torch() -> None:

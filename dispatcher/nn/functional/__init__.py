@@ -91,7 +91,9 @@ from .pooling import (  # noqa: E402
     avg_pool3d,
     lp_pool1d,
     lp_pool2d,
+    lp_pool3d,
     max_pool3d,
+    max_unpool1d,
     max_unpool2d,
 )
 from .resizing import (  # noqa: E402
@@ -105,7 +107,8 @@ from .resizing import (  # noqa: E402
 
 __all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle"]
 __all__ += ["local_response_norm", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
-            "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool2d", "lp_pool1d", "lp_pool2d"]
+            "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool2d", "lp_pool1d", "lp_pool2d",
+            "max_unpool1d", "lp_pool3d"]
 
 for _name in __all__:
     if globals()[_name].__module__.startswith(f"{__name__}."):

@@ -21,7 +21,7 @@ aten = namespace("aten")
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-           "adaptive_max_pool3d", "max_unpool2d", "lp_pool1d", "lp_pool2d"]
+           "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d", "lp_pool1d", "lp_pool2d", "lp_pool3d"]
 
 
 def _pool_args(n: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any) -> tuple[Any, Any, Any, Any]:
@@ -161,15 +161,25 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
     return aten.max_unpool2d.default(input, indices, size)
 
 
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    """torch's Python: ``max_unpool2d`` of the input and indices with a trailing width of 1, squeezed off."""
+    kernel_size = expand_ints(kernel_size, 1)
+    stride_ = expand_ints(stride, 1) if stride is not None else kernel_size
+    padding = expand_ints(padding, 1)
+    size = list(_unpool_output_size(input, kernel_size, stride_, padding, output_size)) + [1]
+    return aten.max_unpool2d.default(input.unsqueeze(-1), indices.unsqueeze(-1), size).squeeze(-1)
+
+
 def _lp_pool(n: int, input: Tensor, norm_type: float, kernel_size: Any, stride: Any,  # noqa: A002
              ceil_mode: bool) -> Tensor:
-    """torch's ``lp_pool1d/2d``: ``(sign(avg) * relu(|avg|) * window size) ** (1 / p)`` of the average of
+    """torch's ``lp_pool1d/2d/3d``: ``(sign(avg) * relu(|avg|) * window size) ** (1 / p)`` of the average of
     ``input ** p``; ``p = ±inf`` is a max pool of ``|input|``."""
     import math
 
     from .activations import relu
 
-    max_pool, avg_pool = (max_pool1d, avg_pool1d) if n == 1 else (max_pool2d, avg_pool2d)
+    max_pool, avg_pool = {1: (max_pool1d, avg_pool1d), 2: (max_pool2d, avg_pool2d), 3: (max_pool3d, avg_pool3d)}[n]
     if isinstance(norm_type, (int, float)):
         if norm_type == float("inf"):
             return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
@@ -179,7 +189,7 @@ def _lp_pool(n: int, input: Tensor, norm_type: float, kernel_size: Any, stride: 
         out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
         out = avg_pool(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
-    size = kernel_size if n == 1 else math.prod(expand_ints(kernel_size, 2))
+    size = kernel_size if n == 1 else math.prod(expand_ints(kernel_size, n))
     return (out.sign() * relu(out.abs())).mul(size).pow(1.0 / norm_type)
 
 
@@ -191,3 +201,8 @@ def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = N
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
               ceil_mode: bool = False) -> Tensor:
     return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)

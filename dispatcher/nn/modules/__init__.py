@@ -48,9 +48,11 @@ from .pooling import (  # noqa: E402
     AvgPool3d,
     LPPool1d,
     LPPool2d,
+    LPPool3d,
     MaxPool1d,
     MaxPool2d,
     MaxPool3d,
+    MaxUnpool1d,
     MaxUnpool2d,
 )
 from .upsampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
@@ -60,6 +62,6 @@ __all__ += [
     "LocalResponseNorm", "RMSNorm",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d",
-    "MaxPool3d", "MaxUnpool2d",
+    "MaxPool3d", "MaxUnpool2d", "LPPool3d", "MaxUnpool1d",
     "PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
 ]

@@ -1,5 +1,5 @@
 """Pooling layers: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
-``AdaptiveMaxPool1d/2d/3d``, ``MaxUnpool2d``, ``LPPool1d/2d`` (torch/nn/modules/pooling.py).
+``AdaptiveMaxPool1d/2d/3d``, ``MaxUnpool1d/2d``, ``LPPool1d/2d/3d`` (torch/nn/modules/pooling.py).
 
 Each keeps its constructor arguments as given (``AvgPool1d`` and ``MaxUnpool2d`` normalise them to tuples, as
 torch's do, which shows in the ``repr``) and calls the matching ``nn.functional`` function.
@@ -15,8 +15,8 @@ from ..module import Module
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-    "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d",
-    "MaxPool3d", "MaxUnpool2d",
+    "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d",
+    "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d",
 ]
 
 
@@ -175,6 +175,22 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     _pool = staticmethod(F.adaptive_max_pool3d)
 
 
+class MaxUnpool1d(Module):
+    """The partial inverse of ``MaxPool1d`` (arguments kept as 1-tuples)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, 1)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
+        self.padding = _ntuple(padding, 1)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
 class MaxUnpool2d(Module):
     """The partial inverse of ``MaxPool2d``: values written back at their indices, zeros elsewhere."""
 
@@ -217,3 +233,9 @@ class LPPool2d(_LPPoolNd):
     """Power-average pooling over the last two dims."""
 
     _pool = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over the last three dims."""
+
+    _pool = staticmethod(F.lp_pool3d)
