@@ -1977,3 +1977,94 @@ OPS.update({info.name: info for info in [
 OPS.update({info.name: info for info in [
     OpInfo("ger", [S(T((3,)), T((4,))), S(T((3,), D), T((2,), F))], [S(T((3, 1)), T((4,)))]),
 ]})
+# --- issue 19: 3-d pooling, adaptive max pooling, max_unpool2d --------------------------------------------------------
+
+
+def _table_pooling_nd() -> list[OpInfo]:
+    D, L = "float64", "int64"
+    x5, x4 = T((2, 2, 5, 6, 7)), T((2, 3, 7, 6))
+    return [
+        OpInfo("max_pool3d_with_indices", [
+            S(x5, [2, 2, 2]), S(T((2, 5, 6, 7), D), [3], [2], [1], [1], True), S(x5, [2, 3, 2], [1, 2, 2], [1, 1, 0],
+                                                                                  [2, 1, 1]),
+            S(T((1, 2, 4, 4, 4), L), [2]), S(T((1, 2, 4, 4, 4), kind="zeros_some"), [2]),
+        ], [S(T((5, 5, 5)), [2]), S(x5, [2, 2]), S(x5, [2], [], [2]), S(T((1, 1, 2, 2, 2)), [3]), S(x5, [0])]),
+        OpInfo("max_pool3d_with_indices_backward", [
+            S(T((2, 2, 2, 3, 3)), x5, [2, 2, 2], [], [0], [1], False, T((2, 2, 2, 3, 3), L, kind=("index", 210))),
+        ], [S(T((2, 2, 2, 3, 4)), x5, [2, 2, 2], [], [0], [1], False, T((2, 2, 2, 3, 4), L, kind=("index", 210)))]),
+        OpInfo("max_pool3d", [S(x5, [2, 2, 2]), S(T((2, 5, 6, 7)), [3], [2], [1], [1], True)], [S(T((5, 5)), [2])]),
+        OpInfo("avg_pool3d", [
+            S(x5, [2, 2, 2]), S(T((2, 5, 6, 7), D), [3], [2], [1], True, False), S(x5, [1, 2, 3], [1, 2, 2], [0, 1, 1],
+                                                                                  False, True, 4),
+            S(T((1, 2, 4, 4, 4), L), [2]),
+        ], [S(x5, [2], [], [0], False, True, 0), S(T((5, 5)), [2]), S(T((1, 2, 2, 2, 2)), [3]), S(x5, [2, 2])]),
+        OpInfo("avg_pool3d_backward", [
+            S(T((2, 2, 2, 3, 3)), x5, [2, 2, 2], [], [0], False, True, None),
+            S(T((2, 3, 4, 4), D), T((2, 5, 6, 7), D), [3], [2], [1], True, False, None),
+        ], [S(T((2, 2, 2, 3, 4)), x5, [2, 2, 2], [], [0], False, True, None)]),
+        OpInfo("_adaptive_avg_pool3d", [S(x5, [2, 3, 4]), S(T((2, 5, 6, 7), D), [5, 6, 7]), S(x5, [1, 1, 1])],
+               [S(T((5, 5)), [2, 2, 2]), S(x5, [2, 2]), S(T((2, 0, 3, 3)), [1, 1, 1])]),
+        OpInfo("_adaptive_avg_pool3d_backward", [S(T((2, 2, 2, 3, 4)), x5), S(T((2, 5, 6, 7), D), T((2, 3, 4, 5), D))]),
+        OpInfo("adaptive_avg_pool3d", [S(x5, [2, 3, 4]), S(x5, [1, 1, 1]), S(T((2, 5, 6, 7)), [3, 3, 3])],
+               [S(x5, [2, 2]), S(x5, [2, -1, 2])]),
+        OpInfo("adaptive_max_pool1d", [S(T((2, 3, 9)), [4]), S(T((3, 9), D), [9])], [S(T((9,)), [2]), S(T((2, 3, 9)), [2, 2])]),
+        OpInfo("adaptive_max_pool2d", [S(x4, [3, 4]), S(T((3, 5, 5), D), [2, 2]), S(x4, [7, 6]),
+                                       S(T((1, 2, 4, 4), kind="zeros_some"), [3, 3])],
+               [S(T((5, 5)), [2, 2]), S(T((1, 2, 4, 4), L), [2, 2]), S(T((1, 2, 0, 4)), [2, 2])]),
+        OpInfo("adaptive_max_pool2d_backward", [
+            S(T((2, 3, 3, 4)), x4, T((2, 3, 3, 4), L, kind=("index", 42))),
+        ], [S(T((2, 3, 3, 4), D), x4, T((2, 3, 3, 4), L, kind=("index", 42)))]),
+        OpInfo("adaptive_max_pool3d", [S(x5, [2, 3, 4]), S(T((2, 5, 6, 7), D), [5, 6, 7])],
+               [S(T((5, 5)), [2, 2, 2]), S(T((1, 2, 4, 4, 4), L), [2, 2, 2])]),
+        OpInfo("adaptive_max_pool3d_backward", [
+            S(T((2, 2, 2, 3, 4)), x5, T((2, 2, 2, 3, 4), L, kind=("index", 210))),
+        ]),
+        OpInfo("max_unpool2d", [
+            S(T((1, 1, 2, 3)), T((1, 1, 2, 3), L, kind=("unique_index", 16)), [4, 4]),
+            S(T((2, 2, 2), D), T((2, 2, 2), L, kind=("unique_index", 9)), [3, 3]),
+        ], [S(T((1, 1, 2, 3)), T((1, 1, 2, 3)), [4, 4]), S(T((1, 1, 2, 3)), T((1, 1, 2, 3), L), [4, 4, 4]),
+            S(T((2, 3)), T((2, 3), L), [4, 4])]),
+    ]
+
+
+OPS.update({info.name: info for info in _table_pooling_nd()})
+
+
+# --- issue 19: resizing (upsampling, pixel shuffle) ------------------------------------------------------------------
+
+
+def _table_resizing() -> list[OpInfo]:
+    D = "float64"
+    x = {1: T((2, 3, 5)), 2: T((2, 3, 4, 5)), 3: T((1, 2, 3, 4, 3))}
+    xd = {1: T((2, 3, 5), D), 2: T((2, 3, 4, 5), D), 3: T((1, 2, 3, 4, 3), D)}
+    sizes = {1: ([8], [3]), 2: ([7, 9], [3, 2]), 3: ([5, 3, 6], [2, 5, 2])}
+    factors = {1: [1.7], 2: [1.5, 2.3], 3: [2.0, 1.0, 1.5]}
+    out: list[OpInfo] = []
+    ops = [(f"upsample_nearest{n}d", n, False) for n in (1, 2, 3)] + \
+          [(f"_upsample_nearest_exact{n}d", n, False) for n in (1, 2, 3)] + \
+          [("upsample_linear1d", 1, True), ("upsample_bilinear2d", 2, True), ("upsample_trilinear3d", 3, True),
+           ("upsample_bicubic2d", 2, True)]
+    for name, n, interp in ops:
+        up, down = sizes[n]
+        ac = (False,) if interp else ()
+        ac_t = (True,) if interp else ()
+        scales = [None] * n
+        out.append(OpInfo(name, [S(x[n], up, *ac, *scales), S(xd[n], down, *ac_t, *scales),
+                                 S(x[n], up, *ac_t, *[o / i for o, i in zip(up, x[n].shape[2:])])],
+                          [S(x[n], [0] * n, *ac), S(T((4,)), up, *ac)]))
+        out.append(OpInfo(f"{name}.vec", [S(x[n], up, *ac, None), S(xd[n], None, *ac_t, factors[n]),
+                                          S(x[n], None, *ac, factors[n])],
+                          [S(x[n], up, *ac, factors[n]), S(x[n], None, *ac, None)]))
+        in_size = list(x[n].shape)
+        grad_up = T((*in_size[:2], *up))
+        out.append(OpInfo(f"{name}_backward", [S(grad_up, up, in_size, *ac, *scales),
+                                               S(T((*in_size[:2], *down), D), down, in_size, *ac_t, *scales)],
+                          [S(T((*in_size[:2], *down)), up, in_size, *ac, *scales)]))
+    out.append(OpInfo("pixel_shuffle", [S(T((2, 8, 3, 4)), 2), S(T((2, 1, 9, 2, 2), D), 3), S(T((4, 2, 2)), 1)],
+                      [S(T((1, 6, 2, 2)), 2), S(T((4, 4)), 2), S(T((1, 4, 2, 2)), 0)]))
+    out.append(OpInfo("pixel_unshuffle", [S(T((2, 3, 4, 6)), 2), S(T((2, 1, 1, 6, 3), D), 3)],
+                      [S(T((1, 2, 3, 4)), 2), S(T((1, 2, 4, 3)), 2), S(T((4, 4)), 2), S(T((1, 4, 2, 2)), -1)]))
+    return out
+
+
+OPS.update({info.name: info for info in _table_resizing()})

@@ -62,6 +62,8 @@ FAMILIES: dict[str, str] = {
     "dropout": "dropout, native_dropout",
     "tensor_info": "dim / numel / sym_size / sym_stride / is_contiguous (what a subclass's sizes-strides policy answers)",
     "foreach": "the _foreach_* ops over lists of tensors (multi-tensor optimizers, gradient clipping)",
+    "resizing": "upsample_* (nearest, nearest-exact, linear, bilinear, trilinear, bicubic), pixel_shuffle / "
+                "pixel_unshuffle",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

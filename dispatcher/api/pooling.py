@@ -47,3 +47,16 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any =
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
     check_tensor("adaptive_avg_pool1d", 1, "input", input)
     return aten.adaptive_avg_pool1d.default(input, expand_ints(output_size, 1))
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,  # noqa: A002
+               ceil_mode: bool = False) -> Tensor:
+    return aten.max_pool3d.default(input, expand_ints(kernel_size, 3), expand_ints(stride, 3),
+                                   expand_ints(padding, 3), expand_ints(dilation, 3), ceil_mode)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:  # noqa: A002
+    return aten.adaptive_max_pool1d.default(input, expand_ints(output_size, 1))
+
+
+__all__ += ["max_pool3d", "adaptive_max_pool1d"]

@@ -26,6 +26,7 @@ from . import (
     pooling,
     random,
     reductions,
+    resizing,
     shape,
     tensor_info,
     transcendental,
@@ -35,6 +36,7 @@ from . import (
 _MODULES = (from_data, factories, random, arithmetic, transcendental, comparison, bitwise, reductions, views, shape,
             indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info,
             foreach)
+_MODULES += (resizing,)
 
 __all__: list[str] = []
 for _module in _MODULES:

@@ -29,6 +29,7 @@ KERNEL_MODULES = (
     "foreach",
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "embedding_bag", "dropout",
+    "pooling_nd", "resizing",
 )
 
 _KIND_KEYS = {

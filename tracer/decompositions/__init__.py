@@ -52,8 +52,10 @@ from . import (  # noqa: F401 - importing them registers their decompositions
     linalg,
     losses,
     normalization,
+    pooling,
     random,
     reductions,
+    resizing,
     shape,
     shape_padding,
     transcendental,
@@ -185,6 +187,14 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     "reflection_pad3d.default", "replication_pad1d.default", "replication_pad2d.default", "replication_pad3d.default"))
 CORE_ATEN_DECOMPOSITION_OPS += (_overload("channel_shuffle.default"),  # shape (issue 19)
                                 _overload("native_channel_shuffle.default"))
+
+# issue 19: pooling and resizing ops of PyTorch's core table
+CORE_ATEN_DECOMPOSITION_OPS += tuple(_overload(n) for n in (
+    "max_unpool2d.default",
+    "upsample_nearest1d.default", "upsample_nearest2d.default", "upsample_nearest3d.default",
+    "_upsample_nearest_exact1d.default", "_upsample_nearest_exact2d.default", "_upsample_nearest_exact3d.default",
+    "upsample_linear1d.default", "pixel_shuffle.default", "pixel_unshuffle.default",
+))
 
 #: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op
 MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {

@@ -57,6 +57,7 @@ from . import (  # noqa: F401 - each module registers its formulas when imported
     pooling,
     random,
     reductions,
+    resizing,
     shape,
     shape_padding,
     transcendental,

@@ -77,3 +77,87 @@ def _adaptive_avg_pool2d_backward(ctx, grads, needs):
     if needs[1]:
         g_self = _zeros_like(ctx.self)
     return (g_grad, g_self)
+
+
+# --- 3-d pooling, adaptive max pooling, max_unpool2d (issue 19) ------------------------------------------------------
+
+
+@derivative("max_pool3d_with_indices", "MaxPool3DWithIndicesBackward0", ("self",), save_inputs=("self",),
+            save_outputs=(1,), non_differentiable_outputs=(1,))
+def _max_pool3d_with_indices(ctx, grads, needs):
+    return (aten.max_pool3d_with_indices_backward.default(grads[0], ctx.self, ctx.kernel_size, ctx.stride,
+                                                          ctx.padding, ctx.dilation, ctx.ceil_mode, ctx.result1),)
+
+
+@derivative("max_pool3d_with_indices_backward", "MaxPool3DWithIndicesBackwardBackward0", ("grad_output", "self"),
+            save_inputs=("indices",), save_meta=("self",))
+def _max_pool3d_with_indices_backward(ctx, grads, needs):
+    g_grad = _max_pool_double_backward(grads[0], ctx.indices, 3) if needs[0] else None
+    g_self = _zeros_like(ctx.self) if needs[1] else None
+    return (g_grad, g_self)
+
+
+@derivative("avg_pool3d", "AvgPool3DBackward0", ("self",), save_inputs=("self",))
+def _avg_pool3d(ctx, grads, needs):
+    return (aten.avg_pool3d_backward.default(grads[0], ctx.self, ctx.kernel_size, ctx.stride, ctx.padding,
+                                             ctx.ceil_mode, ctx.count_include_pad, ctx.divisor_override),)
+
+
+@derivative("avg_pool3d_backward", "AvgPool3DBackwardBackward0", ("grad_output", "self"), save_meta=("self",))
+def _avg_pool3d_backward(ctx, grads, needs):
+    g_grad = g_self = None
+    if needs[0]:
+        g_grad = aten.avg_pool3d.default(grads[0], ctx.kernel_size, ctx.stride, ctx.padding, ctx.ceil_mode,
+                                         ctx.count_include_pad, ctx.divisor_override)
+    if needs[1]:
+        g_self = _zeros_like(ctx.self)
+    return (g_grad, g_self)
+
+
+@derivative("_adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0", ("self",), save_inputs=("self",))
+def _adaptive_avg_pool3d(ctx, grads, needs):
+    return (aten._adaptive_avg_pool3d_backward.default(grads[0], ctx.self),)
+
+
+@derivative("_adaptive_avg_pool3d_backward", "AdaptiveAvgPool3DBackwardBackward0", ("grad_output", "self"),
+            save_meta=("grad_output", "self"))
+def _adaptive_avg_pool3d_backward(ctx, grads, needs):
+    g_grad = g_self = None
+    if needs[0]:
+        g_grad = aten._adaptive_avg_pool3d.default(grads[0], list(ctx.grad_output._shape[-3:]))
+    if needs[1]:
+        g_self = _zeros_like(ctx.self)
+    return (g_grad, g_self)
+
+
+@derivative("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", ("self",), save_inputs=("self",),
+            save_outputs=(1,), non_differentiable_outputs=(1,))
+def _adaptive_max_pool2d(ctx, grads, needs):
+    return (aten.adaptive_max_pool2d_backward.default(grads[0], ctx.self, ctx.result1),)
+
+
+@derivative("adaptive_max_pool2d_backward", "AdaptiveMaxPool2DBackwardBackward0", ("grad_output", "self"),
+            save_inputs=("indices",), save_meta=("self",))
+def _adaptive_max_pool2d_backward(ctx, grads, needs):
+    g_grad = _max_pool_double_backward(grads[0], ctx.indices, 2) if needs[0] else None
+    g_self = _zeros_like(ctx.self) if needs[1] else None
+    return (g_grad, g_self)
+
+
+@derivative("adaptive_max_pool3d", "AdaptiveMaxPool3DBackward0", ("self",), save_inputs=("self",),
+            save_outputs=(1,), non_differentiable_outputs=(1,))
+def _adaptive_max_pool3d(ctx, grads, needs):
+    return (aten.adaptive_max_pool3d_backward.default(grads[0], ctx.self, ctx.result1),)
+
+
+@derivative("adaptive_max_pool3d_backward", "AdaptiveMaxPool3DBackwardBackward0", ("grad_output", "self"),
+            save_inputs=("indices",), save_meta=("self",))
+def _adaptive_max_pool3d_backward(ctx, grads, needs):
+    g_grad = _max_pool_double_backward(grads[0], ctx.indices, 3) if needs[0] else None
+    g_self = _zeros_like(ctx.self) if needs[1] else None
+    return (g_grad, g_self)
+
+
+@derivative("max_unpool2d", "MaxUnpool2DBackward0", ("self",), save_inputs=("indices",))
+def _max_unpool2d(ctx, grads, needs):
+    return (_max_pool_double_backward(grads[0], ctx.indices, 2),)

@@ -91,6 +91,35 @@ from .shape import channel_shuffle, native_channel_shuffle  # noqa: E402
 __all__ += ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "channel_shuffle",
             "bilinear", "embedding_bag", "native_channel_shuffle"]
 
+# normalization / pooling / resizing additions (issue 19)
+from .normalization import local_response_norm  # noqa: E402
+from .pooling import (  # noqa: E402
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    adaptive_max_pool3d,
+    avg_pool3d,
+    lp_pool1d,
+    lp_pool2d,
+    lp_pool3d,
+    max_pool3d,
+    max_unpool1d,
+    max_unpool2d,
+)
+from .resizing import (  # noqa: E402
+    interpolate,
+    pixel_shuffle,
+    pixel_unshuffle,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
+
+__all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle"]
+__all__ += ["local_response_norm", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+            "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool2d", "lp_pool1d", "lp_pool2d",
+            "max_unpool1d", "lp_pool3d"]
+
 for _name in __all__:
     if globals()[_name].__module__.startswith(f"{__name__}."):
         globals()[_name].__module__ = __name__

@@ -1,4 +1,5 @@
-"""``nn.functional`` normalization: layer_norm, batch_norm, instance_norm, group_norm, rms_norm, normalize.
+"""``nn.functional`` normalization: layer_norm, batch_norm, instance_norm, group_norm, rms_norm, normalize,
+local_response_norm.
 
 Corresponds to the matching functions of torch/nn/functional.py: ``batch_norm`` / ``instance_norm`` /
 ``group_norm`` check the batch (spatial) size in Python first, as torch's functions do, then call the aten op
@@ -16,7 +17,7 @@ from ...tensor import Tensor
 
 aten = namespace("aten")
 
-__all__ = ["layer_norm", "batch_norm", "instance_norm", "group_norm", "rms_norm", "normalize"]
+__all__ = ["layer_norm", "batch_norm", "instance_norm", "group_norm", "rms_norm", "normalize", "local_response_norm"]
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,  # noqa: A002
@@ -80,3 +81,30 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  
     from ...op_overload import namespace
 
     return namespace("aten").div.out(input, denom, out=out)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,  # noqa: A002
+                        k: float = 1.0) -> Tensor:
+    """torch's Python: the squares averaged over ``size`` neighbouring channels (zero-padded, an
+    ``avg_pool2d`` / ``avg_pool3d`` with a window along the channels), ``input / (k + alpha * avg) ** beta``."""
+    from .pooling import avg_pool2d, avg_pool3d
+    from .shape import pad
+
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = div.unsqueeze(1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
