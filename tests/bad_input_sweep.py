@@ -50,6 +50,19 @@ TORCH_CRASHES = {
     ("_scaled_dot_product_flash_attention_for_cpu", "value:zero-size"),
     ("_scaled_dot_product_flash_attention_for_cpu", "key:zero-size"),
     ("_adaptive_avg_pool2d_backward", "self:zero-size"),
+    ("_adaptive_avg_pool3d_backward", "grad_output:zero-size"),
+    ("_embedding_bag_per_sample_weights_backward", "grad:zero-size"),
+    ("_weight_norm", "g:zero-size"),
+    ("_weight_norm_interface", "g:zero-size"),
+    ("_weight_norm_interface_backward", "grad_w:zero-size"),
+    ("_weight_norm_interface_backward", "saved_norms:zero-size"),
+    ("max_pool3d_with_indices_backward", "indices:zero-size"),
+    ("reflection_pad1d_backward", "padding:empty"),
+    ("reflection_pad2d_backward", "grad_output:zero-size"),
+    ("reflection_pad2d_backward", "padding:empty"),
+    ("replication_pad1d_backward", "grad_output:zero-size"),
+    ("replication_pad2d_backward", "grad_output:zero-size"),
+    ("replication_pad3d_backward", "grad_output:zero-size"),
 }
 #: cases where torch 2.13 returns uninitialised memory (values not compared): gather_backward with a meta index
 #: scatters nothing into its new_zeros... on CPU (the meta index makes scatter_add a no-op and the result is empty())
