@@ -59,6 +59,7 @@ FAMILIES: dict[str, str] = {
     "attention": "scaled_dot_product_attention and its CPU kernels",
     "embedding": "embedding, one_hot",
     "dropout": "dropout, native_dropout",
+    "recurrent": "lstm / gru / rnn_tanh / rnn_relu and their cells, oneDNN's LSTM layer, packed sequences",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -24,6 +24,7 @@ from . import (
     normalization,
     pooling,
     random,
+    recurrent,
     reductions,
     shape,
     tensor_info,
@@ -32,7 +33,8 @@ from . import (
 )
 
 _MODULES = (from_data, factories, random, arithmetic, transcendental, comparison, bitwise, reductions, views, shape,
-            indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info)
+            indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info,
+            recurrent)
 
 __all__: list[str] = []
 for _module in _MODULES:

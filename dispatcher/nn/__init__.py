@@ -3,10 +3,10 @@
 Corresponds to torch/nn/__init__.py.
 """
 
-from . import functional, init
+from . import functional, init, utils
 from .module import Module
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter
 
-__all__ = ["Buffer", "Module", "Parameter", "functional", "init", *_modules_all]
+__all__ = ["Buffer", "Module", "Parameter", "functional", "init", "utils", *_modules_all]

@@ -22,7 +22,7 @@ KERNEL_MODULES = (
     "factories", "conversions", "random",
     "linalg", "linalg_matmul", "linalg_einsum",
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
-    "attention", "embedding", "dropout",
+    "attention", "embedding", "dropout", "recurrent", "recurrent_kernels",
 )
 
 _KIND_KEYS = {

@@ -138,7 +138,7 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     # views
     "_unsafe_view.default", "detach.default", "select_backward.default", "slice_backward.default", "split.Tensor",
     "squeeze.default", "squeeze.dim", "t.default", "transpose.int", "unbind.int", "diagonal_backward.default",
-    "diagonal_copy.default",
+    "diagonal_copy.default", "unsafe_split.Tensor",
     # shape
     "stack.default", "tril.default", "triu.default", "roll.default", "diag_embed.default",
     # indexing

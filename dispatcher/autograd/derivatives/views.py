@@ -346,3 +346,9 @@ def _int64() -> Any:
     from ... import dtypes
 
     return dtypes.int64
+
+
+@derivative("unsafe_split.Tensor", "UnsafeSplitBackward0", ("self",), save_inputs=("split_size", "dim"),
+            save_meta=("self",))
+def _unsafe_split(ctx, grads, needs):
+    return _split(ctx, grads, needs)
