@@ -61,6 +61,8 @@ def mkldnn_rnn_layer(input: Tensor, weight0: Tensor, weight1: Tensor, weight2: T
     if mode != 2:
         raise NotImplementedError("mkldnn_rnn_layer: only the LSTM mode (2) is implemented")
     d = input._dtype
+    if d not in (_dt.float32, _dt.float16):  # (and bfloat16 in PyTorch, a dtype not defined here)
+        raise RuntimeError("get_mkldnn_dtype: unsupported data type")
     metas = (_meta((*input._shape[:2], hidden_size), d), _meta(hx_._shape, hx_._dtype), _meta(cx_._shape, cx_._dtype),
              _meta((0,), _dt.uint8))
     if input._device.type == "meta":
