@@ -11,6 +11,8 @@ and the backward recomputes the gates from the saved input and states.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -25,29 +27,32 @@ def _meta(shape: tuple[int, ...], dtype: _dt.dtype) -> TensorMeta:
     return TensorMeta(shape, contiguous_strides(shape), dtype)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
-
-
 def _lstm_forward(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, bias: np.ndarray | None, h0: np.ndarray,
-                  c0: np.ndarray, reverse: bool) -> tuple[np.ndarray, ...]:
-    """One LSTM layer over a (seq, batch, input) sequence: outputs, and per step the gates and cell states."""
+                  c0: np.ndarray, reverse: bool, keep: bool = False) -> tuple[Any, ...]:
+    """One LSTM layer over a (seq, batch, input) sequence: outputs, final states and (``keep``) per step the
+    activated gates and the cell states (for the backward)."""
     seq, hidden = x.shape[0], h0.shape[-1]
     xw = x @ w_ih.T
     if bias is not None:
-        xw = xw + bias
+        xw += bias
     out = np.empty((seq, *h0.shape), np.float64)
-    gates = np.empty((seq, *h0.shape[:-1], 4 * hidden), np.float64)
-    cells = np.empty((seq, *h0.shape), np.float64)
+    gates = np.empty((seq, *h0.shape[:-1], 4 * hidden), np.float64) if keep else None
+    cells = np.empty((seq, *h0.shape), np.float64) if keep else None
     h, c = h0, c0
+    w_hh_t = w_hh.T
     for t in (range(seq - 1, -1, -1) if reverse else range(seq)):
-        g = xw[t] + h @ w_hh.T
-        i, f = _sigmoid(g[..., :hidden]), _sigmoid(g[..., hidden:2 * hidden])
-        gg, o = np.tanh(g[..., 2 * hidden:3 * hidden]), _sigmoid(g[..., 3 * hidden:])
+        g = xw[t] + h @ w_hh_t
+        act = np.tanh(g * 0.5)  # sigmoid(g) = (1 + tanh(g / 2)) / 2, without exp's overflow
+        act += 1.0
+        act *= 0.5
+        act[..., 2 * hidden:3 * hidden] = np.tanh(g[..., 2 * hidden:3 * hidden])
+        i, f = act[..., :hidden], act[..., hidden:2 * hidden]
+        gg, o = act[..., 2 * hidden:3 * hidden], act[..., 3 * hidden:]
         c = f * c + i * gg
         h = o * np.tanh(c)
-        gates[t] = np.concatenate([i, f, gg, o], -1)
-        cells[t], out[t] = c, h
+        out[t] = h
+        if keep:
+            gates[t], cells[t] = act, c
     return out, h, c, gates, cells
 
 
@@ -92,7 +97,7 @@ def mkldnn_rnn_layer_backward(input: Tensor, weight1: Tensor, weight2: Tensor, w
     x, w_ih, w_hh = input._data.astype(f64), weight1._data.astype(f64), weight2._data.astype(f64)
     h0, c0 = hx_._data.astype(f64), cx_tmp._data.astype(f64)
     bias = (weight3._data.astype(f64) + weight4._data.astype(f64)) if has_biases else None
-    out, _, _, gates, cells = _lstm_forward(x, w_ih, w_hh, bias, h0, c0, reverse)
+    out, _, _, gates, cells = _lstm_forward(x, w_ih, w_hh, bias, h0, c0, reverse, keep=True)
     seq, hidden = x.shape[0], h0.shape[-1]
     g_out = np.zeros_like(out) if grad_output is None else grad_output._data.astype(f64)
     dh = np.zeros_like(h0) if grad_hy is None else grad_hy._data.astype(f64)
