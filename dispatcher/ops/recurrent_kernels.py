@@ -74,10 +74,12 @@ def mkldnn_rnn_layer(input: Tensor, weight0: Tensor, weight1: Tensor, weight2: T
         return tuple(materialize(m, None, input) for m in metas)  # type: ignore[return-value]
     f64 = np.float64
     bias = (weight2._data.astype(f64) + weight3._data.astype(f64)) if has_biases else None
+    batch = input._shape[1]  # hx_ / cx_ are (batch, hidden), or (1, batch, hidden) from torch/_decomp's caller
     out, h, c, _, _ = _lstm_forward(input._data.astype(f64), weight0._data.astype(f64), weight1._data.astype(f64),
-                                    bias, hx_._data.astype(f64), cx_._data.astype(f64), reverse)
-    return (materialize(metas[0], out, input), materialize(metas[1], h, input), materialize(metas[2], c, input),
-            materialize(metas[3], np.empty(0, np.uint8), input))
+                                    bias, hx_._data.astype(f64).reshape(batch, -1),
+                                    cx_._data.astype(f64).reshape(batch, -1), reverse)
+    return (materialize(metas[0], out, input), materialize(metas[1], h.reshape(hx_._shape), input),
+            materialize(metas[2], c.reshape(cx_._shape), input), materialize(metas[3], np.empty(0, np.uint8), input))
 
 
 @impl("mkldnn_rnn_layer_backward", "CPU", "Meta")
@@ -91,17 +93,20 @@ def mkldnn_rnn_layer_backward(input: Tensor, weight1: Tensor, weight2: Tensor, w
     metas = (_meta(input._shape, f32), _meta(weight1._shape, f32), _meta(weight2._shape, f32),
              _meta((weight3._shape[0],), f32), _meta((weight3._shape[0],), f32), _meta(hx_._shape, f32),
              _meta(cx_tmp._shape, f32))
-    if input._device.type == "meta":
-        return tuple(materialize(m, None, input) for m in metas)
+    if input._device.type == "meta":  # torch/_meta_registrations.py returns one tensor for both bias gradients
+        out = [materialize(m, None, input) for m in metas]
+        out[4] = out[3]
+        return tuple(out)
     f64 = np.float64
     x, w_ih, w_hh = input._data.astype(f64), weight1._data.astype(f64), weight2._data.astype(f64)
-    h0, c0 = hx_._data.astype(f64), cx_tmp._data.astype(f64)
+    batch = input._shape[1]
+    h0, c0 = hx_._data.astype(f64).reshape(batch, -1), cx_tmp._data.astype(f64).reshape(batch, -1)
     bias = (weight3._data.astype(f64) + weight4._data.astype(f64)) if has_biases else None
     out, _, _, gates, cells = _lstm_forward(x, w_ih, w_hh, bias, h0, c0, reverse, keep=True)
     seq, hidden = x.shape[0], h0.shape[-1]
     g_out = np.zeros_like(out) if grad_output is None else grad_output._data.astype(f64)
-    dh = np.zeros_like(h0) if grad_hy is None else grad_hy._data.astype(f64)
-    dc = np.zeros_like(c0) if grad_cy is None else grad_cy._data.astype(f64)
+    dh = np.zeros_like(h0) if grad_hy is None else grad_hy._data.astype(f64).reshape(h0.shape)
+    dc = np.zeros_like(c0) if grad_cy is None else grad_cy._data.astype(f64).reshape(c0.shape)
     dx, dw_ih, dw_hh = np.zeros_like(x), np.zeros_like(w_ih), np.zeros_like(w_hh)
     db = np.zeros(w_ih.shape[0], f64)
     steps = range(seq) if reverse else range(seq - 1, -1, -1)  # the forward's order, backwards
@@ -122,7 +127,7 @@ def mkldnn_rnn_layer_backward(input: Tensor, weight1: Tensor, weight2: Tensor, w
         dw_hh += da.T @ h_prev
         db += da.sum(0)
         dh, dc = da @ w_hh, dc * f
-    values = (dx, dw_ih, dw_hh, db, db.copy(), dh, dc)
+    values = (dx, dw_ih, dw_hh, db, db.copy(), dh.reshape(hx_._shape), dc.reshape(cx_tmp._shape))
     return tuple(materialize(m, v, input) for m, v in zip(metas, values))
 
 

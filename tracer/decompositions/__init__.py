@@ -21,7 +21,7 @@ define, are listed in ``MISSING_CORE_DECOMPOSITIONS`` with the op they need.
 The package: one module per op family holding the decompositions of that family's ops (``arithmetic``,
 ``transcendental``, ``comparison``, ``reductions``, ``views``, ``shape``, ``indexing``, ``factories``,
 ``conversions``, ``random``, ``linalg``, ``activations``, ``normalization``, ``losses``, ``attention``,
-``embedding``, ``dropout``; importing them registers their decompositions), and the shared machinery:
+``embedding``, ``dropout``, ``recurrent``; importing them registers their decompositions), and the shared machinery:
 ``registry`` (``register_decomposition``, the global table), ``type_promotion`` (the computation dtype,
 ``pw_cast_for_opmath`` and the references' promotion wrappers), ``inplace`` (in-place forms as the out-of-place
 decomposition + ``copy_``), ``dims`` (dim wrapping) and ``preserve`` (``make_fx(..., preserve=[ops])``).
@@ -52,6 +52,7 @@ from . import (  # noqa: F401 - importing them registers their decompositions
     losses,
     normalization,
     random,
+    recurrent,
     reductions,
     shape,
     transcendental,
