@@ -1707,7 +1707,7 @@ def _table_recurrent() -> list[OpInfo]:
                               S(T((5, 2, 3)), [T((1, 2, 2)), T((1, 2, 4))], w(4, inp=3)[:1] + [T((16, 2))]
                                 + w(4)[2:] + [T((2, 4))], True, 1, 0.0, False, False, False)],
                [S(T((5, 2, 3)), [T((1, 2, 4))], w(4), True, 1, 0.0, False, False, False),
-                S(T((5, 2, 3)), [T((2, 2, 4)), T((2, 2, 4))], w(4), True, 1, 0.0, False, False, False)]),
+                S(T((5, 2, 3)), [T((2, 4)), T((2, 4))], w(4), True, 1, 0.0, False, False, False)]),
         OpInfo("lstm.data", [S(T((6, 3)), bs, [T((1, 3, 4)), T((1, 3, 4))], w(4), True, 1, 0.0, False, False),
                              S(T((6, 3), D), bs, [T((2, 3, 4), D), T((2, 3, 4), D)], w(4, D) * 2, True, 1, 0.0, False,
                                True)], meta=False),
