@@ -360,3 +360,32 @@ def test_lstm_language_model_training_step_graph(torch: Any, config: str) -> Non
     assert o_targets == t_targets
     for g_t, g_o in zip(t_grads, o_grads):
         C.assert_close(g_t, g_o)
+
+
+def _grad_of_grad_step(L: Any, model: Any) -> Callable[[Any], Any]:
+    params = list(model.parameters())
+
+    def step(x: Any) -> Any:
+        out, (h, _) = model(x)
+        grads = L.autograd.grad((out * out).sum() + h.sum(), params, create_graph=True)
+        return [g.sum() for g in grads]
+
+    return step
+
+
+def test_lstm_create_graph(torch: Any) -> None:
+    """``create_graph=True`` through oneDNN's layer: mkldnn/RNN.cpp's differentiable backward, op for op in a trace;
+    first-order values and the double backward equal torch's."""
+    torch.manual_seed(0)
+    models = {L: L.nn.LSTM(3, 4, bias=False) for L in (torch, D)}
+    copy_weights(models[torch], models[D])
+    got = {}
+    for L, model in models.items():
+        x = randn(L, 0, 2, 2, 3)
+        first = _grad_of_grad_step(L, model)(x)
+        second = L.autograd.grad(sum(first), list(model.parameters()))
+        got[L] = (C.to_np(first), C.to_np(second), own_targets(trace(L, _grad_of_grad_step(L, model), [x], "post")))
+    C.assert_close(got[torch][0], got[D][0])
+    C.assert_close(got[torch][1], got[D][1])
+    assert "aten.mkldnn_rnn_layer_backward.default" not in got[torch][2]
+    assert got[D][2] == got[torch][2]
