@@ -20,7 +20,17 @@ import pytest
 
 import dispatcher as D
 from tests import corpus as C
-from tests.nn_oracle import build_both, check_eager, check_graphs, check_module, copy_weights, own_targets, randn, trace
+from tests.nn_oracle import (
+    build_both,
+    check_eager,
+    check_graphs,
+    check_module,
+    copy_weights,
+    fake_mode,
+    own_targets,
+    randn,
+    trace,
+)
 
 
 def _seq(*shape: int) -> Callable[[Any, int], list]:
@@ -340,21 +350,30 @@ def _training_step(model: Any) -> Callable[[Any, Any], Any]:
     return step
 
 
-@pytest.mark.parametrize("config", ["post", "pre"])
+@pytest.mark.parametrize("config", ["post", "pre", "fake"])
 def test_lstm_language_model_training_step_graph(torch: Any, config: str) -> None:
-    """make_fx of forward + backward, op for op: post (like core) records ``mkldnn_rnn_layer_backward``; pre-dispatch
-    keeps ``lstm.input`` whole and differentiates torch/_decomp's Python LSTM run below it (the Python dispatcher's
-    kernel, tracer/decompositions/recurrent.py). The gradients the traced step computed equal torch's.
-    (Known difference, fake mode: torch's meta function returns one tensor for both bias gradients, which its
-    AccumulateGrad then clones for one of them (``new_empty_strided`` + ``copy_``); ours keeps two.)"""
+    """make_fx of forward + backward, op for op: post (like core) and fake record ``mkldnn_rnn_layer_backward`` (in
+    fake mode its meta function returns one tensor for both bias gradients, which AccumulateGrad then clones for one
+    of them, ``new_empty_strided`` + ``copy_``); pre-dispatch keeps ``lstm.input`` whole and differentiates
+    torch/_decomp's Python LSTM run below it (the Python dispatcher's kernel, tracer/decompositions/recurrent.py).
+    The gradients the traced step computed equal torch's."""
     grads = []
     torch.manual_seed(0)
-    models = {torch: lstm_language_model(torch), D: lstm_language_model(D)}
-    copy_weights(models[torch], models[D])
+    models, inputs = {}, {}
+    for L in (torch, D):
+        if config == "fake":
+            fm = fake_mode(L)
+            with fm:
+                models[L] = lstm_language_model(L)
+            inputs[L] = [fm.from_tensor(a) for a in _tokens(L, 0)]
+        else:
+            models[L], inputs[L] = lstm_language_model(L), _tokens(L, 0)
+    if config != "fake":
+        copy_weights(models[torch], models[D])
     for L, model in models.items():
-        gm = trace(L, _training_step(model), _tokens(L, 0), config)
+        gm = trace(L, _training_step(model), inputs[L], config)
         params = list(model.parameters())
-        grads.append((own_targets(gm), [C.to_np(p.grad) for p in params]))
+        grads.append((own_targets(gm), [C.to_np(p.grad) for p in params] if config != "fake" else []))
     (t_targets, t_grads), (o_targets, o_grads) = grads
     assert ("aten.mkldnn_rnn_layer_backward.default" in t_targets) == (config != "pre")
     assert o_targets == t_targets
