@@ -408,3 +408,26 @@ def test_lstm_create_graph(torch: Any) -> None:
     C.assert_close(got[torch][1], got[D][1])
     assert "aten.mkldnn_rnn_layer_backward.default" not in got[torch][2]
     assert got[D][2] == got[torch][2]
+
+
+def _packed_backward_step(op: Any, params: list, batch_sizes: Any) -> Callable[..., Any]:
+    def step(data: Any, h: Any, c: Any) -> Any:
+        out = op(data, batch_sizes, [h, c], params, True, 1, 0.0, False, True)
+        out[0].sum().backward()
+        return [p.grad for p in params]
+    return step
+
+
+def test_packed_lstm_pre_dispatch_backward(torch: Any) -> None:
+    """Pre-dispatch ``lstm.data`` + backward: the op kept whole, its gradients from torch/_decomp's Python LSTM on
+    the packed steps (``split`` by ``batch_sizes``, ``narrow`` / ``cat`` of the states), op for op; equal gradients."""
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in ((16, 3), (16, 4), (16,), (16,))] * 2
+    got = []
+    for L in (torch, D):
+        params = [L.tensor(a).requires_grad_() for a in arrays]
+        step = _packed_backward_step(L.ops.aten.lstm.data, params, L.tensor([3, 2, 2, 1]))
+        gm = trace(L, step, [randn(L, 1, 8, 3), randn(L, 2, 2, 3, 4), randn(L, 3, 2, 3, 4)], "pre")
+        got.append((own_targets(gm), C.to_np([p.grad for p in params])))
+    assert got[1][0] == got[0][0]
+    C.assert_close(got[0][1], got[1][1])

@@ -5,12 +5,11 @@ Corresponds to the RNN part of torch/_decomp/decompositions.py (``_rnn_helper``,
 ``one_layer_lstm``, ``mkldnn_one_layer_lstm``, ``select_one_layer_lstm_function``, the Python cells). PyTorch stacks
 ``register_decomposition`` and ``py_impl`` on them, so they run wherever the Python dispatcher is on: in a
 pre-dispatch ``make_fx``, below the ``lstm.input`` node it records, so a traced ``backward`` differentiates *these*
-ops (out-of-place cells, ``chunk``, ``cat`` of unsqueezed steps, ``flip`` for the reverse direction), not the C++
-kernel's. In a post-dispatch trace the op decomposes in dispatcher/ops/recurrent.py before any table is consulted,
+ops (out-of-place cells, ``chunk``, ``cat`` of unsqueezed steps, ``flip`` for the reverse direction; for packed
+``.data`` inputs ``split`` by ``batch_sizes`` and ``narrow`` / ``cat`` of the hidden states), not the C++ kernel's. In a post-dispatch trace the op decomposes in dispatcher/ops/recurrent.py before any table is consulted,
 as in PyTorch. Kept as PyTorch has them, including that ``_rnn_helper`` computes its dropout probability as
 ``dropout if (train and num_layers < i - 1) else 0`` (zero for every layer) and that the oneDNN layer is taken only
-for inputs that do not require grad, with ``train=False``. The packed ``.data`` overloads are not written here (they
-read ``batch_sizes`` as Python numbers, which no trace can).
+for inputs that do not require grad, with ``train=False``.
 """
 
 from __future__ import annotations
@@ -179,6 +178,136 @@ rnn_tanh_input = _one_hidden(_rnn_cell(aten.tanh.default))
 rnn_relu_input = _one_hidden(_rnn_cell(aten.relu.default))
 for _op, _fn in ((aten.gru.input, gru_input), (aten.rnn_tanh.input, rnn_tanh_input),
                  (aten.rnn_relu.input, rnn_relu_input)):
+    register_decomposition(_op)(_fn)
+    _op.py_impl(DispatchKey.CompositeImplicitAutograd)(_fn)
+    _op.py_impl(DispatchKey.Autograd)(_fn)
+
+
+# --- packed sequences (the ``.data`` overloads) -----------------------------------------------------------------------
+
+
+def _sizes(batch_sizes: Tensor) -> list[int]:
+    """``list(batch_sizes)`` as Python numbers (PyTorch iterates the tensor: ``unbind`` + ``int``)."""
+    return [int(b) for b in aten.unbind.int(batch_sizes, 0)]
+
+
+def _one_layer_rnn_data(cell: Any, batch_sizes: Tensor) -> Any:
+    def layer(inp: Tensor, hidden: Tensor, params: tuple, has_biases: bool, reverse: bool = False) -> tuple:
+        ih_weight, hh_weight = params[0], params[1]
+        ih_bias, hh_bias = (params[2], params[3]) if has_biases else (None, None)
+        sizes = _sizes(batch_sizes)
+        steps, hiddens = [], []
+        last = sizes[-1] if reverse else sizes[0]
+        cur = aten.narrow.default(hidden, 0, 0, last)
+        pieces = list(aten.split_with_sizes.default(inp, sizes))
+        if reverse:
+            pieces = pieces[::-1]
+        for x in pieces:
+            i = x.shape[0]
+            if last == i:
+                pass
+            elif reverse:  # update_hidden_for_packed_reverse
+                cur = aten.cat.default([cur, aten.narrow.default(hidden, 0, last, i - last)])
+            else:  # update_hidden_for_packed
+                hiddens.append(aten.narrow.default(cur, 0, i, last - i))
+                cur = aten.narrow.default(cur, 0, 0, i)
+            cur = cell(x, cur, ih_weight, ih_bias, hh_weight, hh_bias)
+            last = i
+            steps.append(cur)
+        if reverse:
+            steps.reverse()
+        else:
+            hiddens.append(cur)
+            hiddens.reverse()
+        out = aten.cat.default(steps, 0)
+        return out, (cur if reverse else aten.cat.default(hiddens, 0))
+    return layer
+
+
+def _rnn_cell_data(nonlinearity: Any) -> Any:
+    def cell(i: Tensor, hidden: Tensor, ih_weight: Tensor, ih_bias: Any, hh_weight: Tensor, hh_bias: Any) -> Tensor:
+        i = _linear(i, ih_weight, ih_bias)
+        return nonlinearity(aten.add.Tensor(_linear(hidden, hh_weight, hh_bias), i))
+    return cell
+
+
+def _gru_cell_data(inp: Tensor, hidden: Tensor, ih_weight: Tensor, ih_bias: Any, hh_weight: Tensor,
+                   hh_bias: Any) -> Tensor:
+    igates = aten.chunk.default(_linear(inp, ih_weight, ih_bias), 3, 1)
+    hgates = aten.chunk.default(_linear(hidden, hh_weight, hh_bias), 3, 1)
+    reset_gate = aten.sigmoid.default(aten.add.Tensor(hgates[0], igates[0]))
+    input_gate = aten.sigmoid.default(aten.add.Tensor(hgates[1], igates[1]))
+    new_gate = aten.tanh.default(aten.add.Tensor(igates[2], aten.mul.Tensor(hgates[2], reset_gate)))
+    return aten.add.Tensor(aten.mul.Tensor(aten.sub.Tensor(hidden, new_gate), input_gate), new_gate)
+
+
+def _one_layer_lstm_data(batch_sizes: Tensor) -> Any:
+    def layer(inp: Tensor, hidden: tuple, params: tuple, has_biases: bool, reverse: bool = False) -> tuple:
+        ih_weight, hh_weight = params[0], params[1]
+        ih_bias, hh_bias = (params[2], params[3]) if has_biases else (None, None)
+        hr_weight = params[4] if len(params) == 5 else params[2] if len(params) == 3 else None
+        sizes = _sizes(batch_sizes)
+        steps, hiddens = [], []
+        last = sizes[-1] if reverse else sizes[0]
+        pieces = list(aten.split_with_sizes.default(inp, sizes))
+        if reverse:
+            pieces = pieces[::-1]
+        orig_hx, orig_cx = hidden
+        hx, cx = aten.narrow.default(orig_hx, 0, 0, last), aten.narrow.default(orig_cx, 0, 0, last)
+        for x in pieces:
+            i = x.shape[0]
+            x = _linear(x, ih_weight, ih_bias)
+            if i < last:
+                hiddens.append((aten.narrow.default(hx, 0, i, last - i), aten.narrow.default(cx, 0, i, last - i)))
+                hx, cx = aten.narrow.default(hx, 0, 0, i), aten.narrow.default(cx, 0, 0, i)
+            if i > last:
+                hx = aten.cat.default([hx, aten.narrow.default(orig_hx, 0, last, i - last)], 0)
+                cx = aten.cat.default([cx, aten.narrow.default(orig_cx, 0, last, i - last)], 0)
+            hx, cx = _lstm_cell(x, hx, cx, hh_weight, hh_bias, hr_weight, 1)
+            last = i
+            steps.append(hx)
+        if reverse:
+            steps.reverse()
+            hidden_out = (hx, cx)
+        else:
+            hiddens.append((hx, cx))
+            hiddens.reverse()
+            h0s, c0s = zip(*hiddens)
+            hidden_out = (aten.cat.default(list(h0s), 0), aten.cat.default(list(c0s), 0))
+        return aten.cat.default(steps, 0), hidden_out
+    return layer
+
+
+@register_decomposition(aten.lstm.data)
+@aten.lstm.data.py_impl(DispatchKey.CompositeImplicitAutograd)
+@aten.lstm.data.py_impl(DispatchKey.Autograd)
+def lstm_data(data: Tensor, batch_sizes: Tensor, hx: list, params: list, has_biases: bool, num_layers: int,
+              dropout: float, train: bool, bidirectional: bool) -> tuple:
+    if len(hx) != 2:
+        raise AssertionError(f"lstm expects two hidden states, got {len(hx)}")
+    grouped = _gather_params(params, has_biases, hx[0].size(2) != hx[1].size(2))
+    hidden = list(zip(aten.unbind.int(hx[0], 0), aten.unbind.int(hx[1], 0)))
+    out, final = _rnn_helper(data, hidden, grouped, has_biases, num_layers, dropout, train, bidirectional, False,
+                             _one_layer_lstm_data(batch_sizes))
+    hs, cs = list(zip(*final))
+    return out, aten.stack.default(list(hs), 0), aten.stack.default(list(cs), 0)
+
+
+def _one_hidden_data(cell: Any) -> Any:
+    def impl(data: Tensor, batch_sizes: Tensor, hx: Tensor, params: list, has_biases: bool, num_layers: int,
+             dropout: float, train: bool, bidirectional: bool) -> tuple:
+        hidden = aten.unbind.int(hx, 0)
+        grouped = _gather_params(params, has_biases, False)
+        out, final = _rnn_helper(data, hidden, grouped, has_biases, num_layers, dropout, train, bidirectional, False,
+                                 _one_layer_rnn_data(cell, batch_sizes))
+        return out, aten.stack.default(final, 0)
+    return impl
+
+
+gru_data = _one_hidden_data(_gru_cell_data)
+rnn_tanh_data = _one_hidden_data(_rnn_cell_data(aten.tanh.default))
+rnn_relu_data = _one_hidden_data(_rnn_cell_data(aten.relu.default))
+for _op, _fn in ((aten.gru.data, gru_data), (aten.rnn_tanh.data, rnn_tanh_data), (aten.rnn_relu.data, rnn_relu_data)):
     register_decomposition(_op)(_fn)
     _op.py_impl(DispatchKey.CompositeImplicitAutograd)(_fn)
     _op.py_impl(DispatchKey.Autograd)(_fn)
