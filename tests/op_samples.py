@@ -87,6 +87,8 @@ def S(*args: Any, **kwargs: Any) -> Sample:  # noqa: N802 - a short constructor 
 def _values(spec: T, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     dt = np.dtype("bool") if spec.dtype == "bool" else np.dtype(spec.dtype)
     kind = spec.kind
+    if isinstance(kind, tuple) and kind[0] == "values":  # fixed values (batch_sizes, lengths)
+        return np.asarray(kind[1]).reshape(shape).astype(dt)
     if isinstance(kind, tuple) and kind[0] == "index":
         return np.asarray(rng.integers(0, kind[1], size=shape)).astype(dt)
     if isinstance(kind, tuple) and kind[0] == "unique_index":  # distinct indices (at most n of them)
@@ -1867,6 +1869,71 @@ def _table_metadata() -> list[OpInfo]:
 OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
                                  + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_conv_pad()
                                  + _table_metadata())
+def _table_recurrent() -> list[OpInfo]:
+    """Issue 19: the recurrent ops (hidden 4, input 3, batch 2, 5 steps; packed: lengths 3, 2, 1)."""
+    L, D = "int64", "float64"
+
+    def w(gates: int, dt: str = "float32", inp: int = 3, bias: bool = True) -> list[T]:
+        ws = [T((gates * 4, inp), dt), T((gates * 4, 4), dt)]
+        return ws + [T((gates * 4,), dt), T((gates * 4,), dt)] if bias else ws
+
+    bs = T((3,), L, kind=("values", (3, 2, 1)))
+    rnn = []
+    for name, gates in (("gru", 3), ("rnn_tanh", 1), ("rnn_relu", 1)):
+        rnn += [
+            OpInfo(f"{name}.input", [S(T((5, 2, 3)), T((1, 2, 4)), w(gates), True, 1, 0.0, False, False, False),
+                                     S(T((2, 5, 3), D), T((2, 2, 4), D), w(gates, D) * 2, True, 1, 0.0, False, True,
+                                       True)],
+                   [S(T((5, 2, 3)), T((1, 2, 4)), w(gates)[:3], True, 1, 0.0, False, False, False)]),
+            OpInfo(f"{name}.data", [S(T((6, 3)), bs, T((1, 3, 4)), w(gates), True, 1, 0.0, False, False),
+                                    S(T((6, 3), D), bs, T((2, 3, 4), D), w(gates, D, bias=False) * 2, False, 1, 0.0,
+                                      False, True)], meta=False),
+            OpInfo(f"{name}_cell", [S(T((2, 3)), T((2, 4)), *w(gates)), S(T((2, 3), D), T((2, 4), D), *w(gates, D)[:2])],
+                   [S(T((2, 3)), T((3, 4)), *w(gates)), S(T((2, 5)), T((2, 4)), *w(gates))]),
+        ]
+    hx = [T((1, 2, 4)), T((1, 2, 4))]
+    return rnn + [
+        OpInfo("lstm.input", [S(T((5, 2, 3)), hx, w(4), True, 1, 0.0, False, False, False),
+                              S(T((2, 5, 3)), [T((2, 2, 4)), T((2, 2, 4))], w(4) + w(4, inp=4), True, 2, 0.0, False,
+                                False, True),
+                              S(T((5, 2, 3), D), [T((2, 2, 4), D), T((2, 2, 4), D)], w(4, D, bias=False) * 2, False, 1,
+                                0.0, False, True, False),
+                              S(T((5, 2, 3)), [T((1, 2, 2)), T((1, 2, 4))], w(4, inp=3)[:1] + [T((16, 2))]
+                                + w(4)[2:] + [T((2, 4))], True, 1, 0.0, False, False, False)],
+               [S(T((5, 2, 3)), [T((1, 2, 4))], w(4), True, 1, 0.0, False, False, False),
+                S(T((5, 2, 3)), [T((2, 4)), T((2, 4))], w(4), True, 1, 0.0, False, False, False)]),
+        OpInfo("lstm.data", [S(T((6, 3)), bs, [T((1, 3, 4)), T((1, 3, 4))], w(4), True, 1, 0.0, False, False),
+                             S(T((6, 3), D), bs, [T((2, 3, 4), D), T((2, 3, 4), D)], w(4, D) * 2, True, 1, 0.0, False,
+                               True)], meta=False),
+        OpInfo("lstm_cell", [S(T((2, 3)), [T((2, 4)), T((2, 4))], *w(4)),
+                             S(T((2, 3), D), [T((2, 4), D), T((2, 4), D)], *w(4, D)[:2])],
+               [S(T((2, 3)), [T((2, 4))], *w(4)), S(T((2, 3)), [T((2, 4)), T((2, 5))], *w(4))]),
+        OpInfo("mkldnn_rnn_layer", [S(T((5, 2, 3)), *w(4), T((2, 4)), T((2, 4)), False, [], 2, 4, 1, True, False, False,
+                                      True),
+                                    S(T((5, 2, 3)), *w(4), T((2, 4)), T((2, 4)), True, [], 2, 4, 2, True, True, False,
+                                      False)]),
+        # its only input torch's kernel accepts is the opaque oneDNN workspace of a forward call: checked through
+        # autograd against torch's gradients in tests/test_nn_recurrent.py instead
+        OpInfo("mkldnn_rnn_layer_backward", []),
+        OpInfo("_pack_padded_sequence", [S(T((3, 3, 2)), T((3,), L, kind=("values", (3, 2, 1))), False),
+                                         S(T((3, 4), D), T((3,), L, kind=("values", (4, 4, 2))), True)],
+               [S(T((3, 3, 2)), T((3,), L, kind=("values", (1, 2, 3))), False),
+                S(T((3, 3, 2)), T((2,), L, kind=("values", (3, 2))), False),
+                S(T((3, 3, 2)), T((3,), kind=("values", (3, 2, 1))), False)], meta=False),
+        OpInfo("_pack_padded_sequence_backward", [S(T((6, 2)), [3, 3, 2], bs, False), S(T((6, 2)), [3, 3, 2], bs, True)],
+               meta=False),
+        OpInfo("_pad_packed_sequence", [S(T((6, 2)), bs, False, 0.0, 3), S(T((6,), D), bs, True, -1.5, 5)],
+               [S(T((6, 2)), bs, False, 0.0, 2)], meta=False),
+        OpInfo("pad_sequence", [S([T((3, 2)), T((1, 2)), T((2, 2))]), S([T((2,), D), T((4,), D)], True, 1.5, "left")],
+               [S([]), S([T((3, 2))], False, 0.0, "middle")]),
+        OpInfo("unsafe_split.Tensor", [S(T((4, 6)), 2, 1), S(T((5, 2)), 2), S(T((4, 6), D, "transposed"), 4, 0)],
+               [S(T(()), 1), S(T((4,)), -1)]),
+        OpInfo("unsafe_chunk", [S(T((4, 6)), 3, 1), S(T((5, 2)), 2)], [S(T((4,)), 0), S(T(()), 2)]),
+    ]
+
+
+OPS: dict[str, OpInfo] = {info.name: info for info in _table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
+                         + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_recurrent()}
 
 
 def check_table() -> list[str]:

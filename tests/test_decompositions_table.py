@@ -202,7 +202,9 @@ def test_same_ops_as_torch_and_values(torch: Any, name: str, i: int) -> None:
     # the same arguments too: the generated code is torch's, line for line
     assert gm_o.code.strip() == gm_t.code.strip()
     gm_o.graph.lint()
-    if S.OPS[_LISTED[name].name].random or name in ("new_empty.default",):
+    # _pad_packed_sequence writes its lengths through a data pointer, which no graph records (torch's returns an
+    # ``empty`` too)
+    if S.OPS[_LISTED[name].name].random or name in ("new_empty.default", "_pad_packed_sequence.default"):
         return
     # the graph computes what the op computes (fresh inputs for the graph, the same values)
     eager_args, eager_kwargs = S.build(sample, "cpu")

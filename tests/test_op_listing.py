@@ -186,11 +186,17 @@ def test_meta_matches_cpu(name: str, i: int) -> None:
 # (c) ours vs torch
 
 
+#: outputs whose contents a backend defines: oneDNN's LSTM workspace (machine-dependent bytes; empty here)
+OPAQUE_OUTPUTS = {"mkldnn_rnn_layer": (3,)}
+
+
 def compare_outputs(name: str, sample: Sample, theirs: Any, ours: Any, values: bool) -> None:
     t_flat, o_flat = flatten(theirs), flatten(ours)
     assert len(t_flat) == len(o_flat), f"{name}{sample}: torch gives {len(t_flat)} outputs, ours {len(o_flat)}"
     for k, (t, o) in enumerate(zip(t_flat, o_flat)):
         where = f"{name}{sample} output {k}"
+        if k in OPAQUE_OUTPUTS.get(name, ()):  # its shape and bytes are the backend's own
+            continue
         if t is None or o is None:
             assert t is None and o is None, f"{where}: torch {t!r}, ours {o!r}"
             continue
@@ -274,6 +280,8 @@ def _schema_arguments(name: str) -> list[Any]:
 def derived_bad_calls(name: str) -> list[tuple[str, Any]]:
     """Bad calls derived from the schema and the op's first sample: (label, callable building (args, kwargs))."""
     info = OPS[name]
+    if not info.samples:  # (an op only reachable from another op's outputs: mkldnn_rnn_layer_backward)
+        return []
     first = info.samples[0]
     arguments = _schema_arguments(name)
     positional = [a for a in arguments if not a.kwarg_only]

@@ -64,6 +64,7 @@ FAMILIES: dict[str, str] = {
     "foreach": "the _foreach_* ops over lists of tensors (multi-tensor optimizers, gradient clipping)",
     "resizing": "upsample_* (nearest, nearest-exact, linear, bilinear, trilinear, bicubic), pixel_shuffle / "
                 "pixel_unshuffle",
+    "recurrent": "lstm / gru / rnn_tanh / rnn_relu and their cells, oneDNN's LSTM layer, packed sequences",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

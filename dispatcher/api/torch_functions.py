@@ -25,6 +25,7 @@ from . import (
     normalization,
     pooling,
     random,
+    recurrent,
     reductions,
     resizing,
     shape,
@@ -35,7 +36,7 @@ from . import (
 
 _MODULES = (from_data, factories, random, arithmetic, transcendental, comparison, bitwise, reductions, views, shape,
             indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info,
-            foreach)
+            foreach, recurrent)
 _MODULES += (resizing,)
 
 __all__: list[str] = []

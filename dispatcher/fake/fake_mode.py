@@ -412,6 +412,10 @@ class FakeTensorMode(TorchDispatchMode):
                 return make_fake(r, self, out_device)
             return self.from_real_tensor(r, make_constant=_may_turn_const(r))
         if cls is tuple or cls is list:
+            if len(r) > 1 and len({id(e) for e in r}) < len(r):  # one meta tensor returned twice: one fake for it
+                seen: dict[int, Any] = {}
+                return cls(seen[id(e)] if id(e) in seen else seen.setdefault(id(e), self._wrap(e, out_device))
+                           for e in r)
             return cls(self._wrap(e, out_device) for e in r)
         return r
 

@@ -30,6 +30,8 @@ KERNEL_MODULES = (
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "embedding_bag", "dropout",
     "pooling_nd", "resizing",
+    "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
+    "attention", "embedding", "dropout", "recurrent", "recurrent_kernels",
 )
 
 _KIND_KEYS = {

@@ -153,7 +153,12 @@ def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
         # cat along the existing dim, then split it with a view (always possible on cat's fresh output).
         shape = list(first._shape)
         shape.insert(dim, len(tensors))
-        return aten.view.default(aten.cat.default(list(tensors), dim), shape)
+        out = aten.view.default(aten.cat.default(list(tensors), dim), shape)
+        # not a view for autograd: PyTorch writes the result with cat_out (an in-place op on it, e.g. the RNNs'
+        # ``transpose_``, must not see a view of a leaf)
+        for field in ("_base", "_creation_meta", "_attr_version"):
+            out.__dict__.pop(field, None)
+        return out
     return aten.cat.default([aten.unsqueeze.default(t, dim) for t in tensors], dim)
 
 

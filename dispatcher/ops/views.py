@@ -529,3 +529,14 @@ def squeeze__dim(self: Tensor, dim: int) -> Tensor:
 
 
 impl("squeeze_.dim", "CompositeExplicitAutograd")(squeeze__dim)
+
+
+# --- unsafe_split (issue 19: the RNN cells split their gates with it) --------------------------------------------
+
+
+@impl("unsafe_split.Tensor", "CompositeExplicitAutograd")
+def unsafe_split_tensor(self: Tensor, split_size: int, dim: int = 0) -> list[Tensor]:
+    """``split``'s pieces over the same storage, but not views for autograd (TensorShape.cpp ``unsafe_split``: the
+    pieces get their own version counters, so an in-place op on one is an ordinary in-place op)."""
+    return [Tensor._from_storage(p._flat, p._shape, p._stride, p._storage_offset, p._dtype, p._device)
+            for p in split_tensor(self, split_size, dim)]

@@ -296,3 +296,15 @@ def matrix_H(self: Tensor) -> Tensor:  # noqa: N802
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor."
                            + (" For batches of matrices, consider using tensor.mH" if n > 2 else ""))
     return self if n == 0 else _op("transpose.int")(self, -2, -1)
+
+
+@impl("unsafe_chunk", "CompositeImplicitAutograd")
+def unsafe_chunk(self: Tensor, chunks: int, dim: int = 0) -> list[Tensor]:
+    """``chunk`` with ``unsafe_split`` (what RNN.cpp's cells use on their gates). NB: an empty dimension (PyTorch's
+    ``unsafe_split_with_sizes`` branch, an op not listed here) gives one piece instead of ``chunks``."""
+    if self.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    dim_size = self._shape[wrap_dim(dim, self.dim())]
+    return _op("unsafe_split.Tensor")(self, (dim_size + chunks - 1) // chunks, dim)

@@ -21,7 +21,7 @@ define, are listed in ``MISSING_CORE_DECOMPOSITIONS`` with the op they need.
 The package: one module per op family holding the decompositions of that family's ops (``arithmetic``,
 ``transcendental``, ``comparison``, ``reductions``, ``views``, ``shape``, ``indexing``, ``factories``,
 ``conversions``, ``random``, ``linalg``, ``activations``, ``normalization``, ``losses``, ``attention``,
-``embedding``, ``dropout``; importing them registers their decompositions), and the shared machinery:
+``embedding``, ``dropout``, ``recurrent``; importing them registers their decompositions), and the shared machinery:
 ``registry`` (``register_decomposition``, the global table), ``type_promotion`` (the computation dtype,
 ``pw_cast_for_opmath`` and the references' promotion wrappers), ``inplace`` (in-place forms as the out-of-place
 decomposition + ``copy_``), ``dims`` (dim wrapping) and ``preserve`` (``make_fx(..., preserve=[ops])``).
@@ -54,6 +54,7 @@ from . import (  # noqa: F401 - importing them registers their decompositions
     normalization,
     pooling,
     random,
+    recurrent,
     reductions,
     resizing,
     shape,
@@ -142,7 +143,7 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     # views
     "_unsafe_view.default", "detach.default", "select_backward.default", "slice_backward.default", "split.Tensor",
     "squeeze.default", "squeeze.dim", "t.default", "transpose.int", "unbind.int", "diagonal_backward.default",
-    "diagonal_copy.default",
+    "diagonal_copy.default", "unsafe_split.Tensor",
     # shape
     "stack.default", "tril.default", "triu.default", "roll.default", "diag_embed.default",
     # indexing

@@ -41,7 +41,10 @@ def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
                                    f"entry 0 and {list(x.shape)} at entry {i}")
         sizes = list(tensors[0].shape)
         sizes.insert(wrapped, len(tensors))
-        return aten.view.default(aten.cat.default(list(tensors), wrapped), sizes)
+        out = aten.view.default(aten.cat.default(list(tensors), wrapped), sizes)
+        for field in ("_base", "_creation_meta", "_attr_version"):  # stack's result is no view (dispatcher/ops/shape.py)
+            out.__dict__.pop(field, None)
+        return out
     return aten.cat.default([aten.unsqueeze.default(x, wrapped) for x in tensors], dim)
 
 

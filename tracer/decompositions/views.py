@@ -136,3 +136,8 @@ def diagonal_backward(grad_output: Tensor, input_sizes: list[int], offset: int, 
 def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     view = aten.diagonal.default(self, *_diagonal_args(offset, dim1, dim2))
     return aten.clone.default(view, memory_format=contiguous_format)
+
+
+@register_decomposition(aten.unsafe_split.Tensor)
+def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+    return aten.split.Tensor(self, split_size, dim)

@@ -56,6 +56,7 @@ from . import (  # noqa: F401 - each module registers its formulas when imported
     normalization,
     pooling,
     random,
+    recurrent,
     reductions,
     resizing,
     shape,

@@ -369,3 +369,9 @@ def _as_strided_scatter(ctx, grads, needs):
     if needs[1]:
         g_src = aten.as_strided.default(grad.contiguous(), size, stride, offset)
     return (g_self, g_src)
+
+
+@derivative("unsafe_split.Tensor", "UnsafeSplitBackward0", ("self",), save_inputs=("split_size", "dim"),
+            save_meta=("self",))
+def _unsafe_split(ctx, grads, needs):
+    return _split(ctx, grads, needs)
