@@ -1866,9 +1866,8 @@ def _table_metadata() -> list[OpInfo]:
     ]
 
 
-OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
-                                 + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_conv_pad()
-                                 + _table_metadata())
+
+
 def _table_recurrent() -> list[OpInfo]:
     """Issue 19: the recurrent ops (hidden 4, input 3, batch 2, 5 steps; packed: lengths 3, 2, 1)."""
     L, D = "int64", "float64"
@@ -1932,8 +1931,9 @@ def _table_recurrent() -> list[OpInfo]:
     ]
 
 
-OPS: dict[str, OpInfo] = {info.name: info for info in _table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
-                         + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_recurrent()}
+OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
+                                 + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_conv_pad()
+                                 + _table_metadata() + _table_recurrent())
 
 
 def check_table() -> list[str]:
