@@ -31,27 +31,45 @@ _UNARY = ("neg", "abs", "reciprocal", "sign", "sgn", "floor", "ceil", "trunc", "
 _INPLACE_UNARY = ("abs_", "neg_")
 
 __all__ = [
-    "add", "sub", "mul", "div", "subtract", "multiply", "divide", "pow", *_UNARY, *_INPLACE_UNARY, "round", "positive",
+    "add", "sub", "rsub", "mul", "div", "subtract", "multiply", "divide", "pow", *_UNARY, *_INPLACE_UNARY, "round", "positive",
     "clamp", "clip", "clamp_", "clip_", "true_divide", "clamp_min", "clamp_max", "fmod", "remainder", "floor_divide", "addcmul",
     "addcdiv", "lerp", "nan_to_num", "nan_to_num_",
 ]
 
 
 # --- torch-level functions: + - * / and pow -------------------------------------------------------------------------
-def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:  # noqa: A002
+def add(input: Tensor, other: Any, *args: Any, alpha: Any = 1, out: Any = None) -> Tensor:  # noqa: A002
+    """``add.Tensor``; ``add(input, Number alpha, other)`` is torch's deprecated signature (a warning, once)."""
     _no_out(out, "add")
-    if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        _check_tensor("add", input)
     _check_tensor("add", input)
+    if args:
+        alpha, other = _alpha_first("add", other, args, alpha, function=True)
     _check_other("add", other, 2)
     return _add_method(input, other, alpha=alpha)
 
 
-def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:  # noqa: A002
+def sub(input: Tensor, other: Any, *args: Any, alpha: Any = 1, out: Any = None) -> Tensor:  # noqa: A002
+    """``sub.Tensor``; ``sub(input, Number alpha, other)`` is torch's deprecated signature (a warning, once)."""
     _no_out(out, "sub")
     _check_tensor("sub", input)
+    if args:
+        alpha, other = _alpha_first("sub", other, args, alpha, function=True)
     _check_other("sub", other, 2)
     return _sub_method(input, other, alpha=alpha)
+
+
+def rsub(input: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """``other - alpha * input``: ``rsub.Tensor`` for a Tensor ``other``, else ``rsub.Scalar`` (alpha may follow
+    the number positionally), the signatures of torch's binding in this order."""
+    _check_tensor("rsub", input)
+    if isinstance(other, Tensor) and not args:
+        return aten.rsub.Tensor(input, other) if _is_one(alpha) else aten.rsub.Tensor(input, other, alpha=alpha)
+    if _number(other) is None or len(args) > 1 or args and _number(args[0]) is None and not _is_0dim(args[0]):
+        raise _invalid("rsub", (input, other, *args))
+    alpha = args[0] if args else alpha
+    if _is_one(alpha):
+        return aten.rsub.Scalar(input, _number(other))
+    return aten.rsub.Scalar(input, _number(other), alpha)
 
 
 def mul(input: Tensor, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
@@ -61,34 +79,42 @@ def mul(input: Tensor, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     return aten.mul.Tensor(input, other)
 
 
-def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Any = None) -> Tensor:  # noqa: A002
+#: rounding_mode not given: ``div.Tensor`` (given, even as None, torch's parser picks ``div.Tensor_mode``)
+_NO_MODE: Any = object()
+
+
+def div(input: Tensor, other: Any, *, rounding_mode: Any = _NO_MODE, out: Any = None) -> Tensor:  # noqa: A002
     _no_out(out, "div")
     _check_tensor("div", input)
     _check_other("div", other, 2)
     return _div_method(input, other, rounding_mode=rounding_mode)
 
 
-def _alias_binary(op: str, rounding: bool = False, alpha: bool = False) -> Any:
+def _alias_binary(op: str, rounding: bool = False, alpha: bool = False, function: bool = False) -> Any:
     """``Tensor.divide`` / ``multiply`` / ``subtract`` / ``true_divide`` (and ``_``): the CompositeImplicitAutograd
     alias op ``aten.<op>.Tensor`` (``.Tensor_mode`` with a rounding mode), a number operand wrapped as torch's
-    parser does; the alias op forwards to div / mul / sub."""
+    parser does; ``subtract(Number other, Number alpha)`` with alpha positional is the ``.Scalar`` signature (the
+    only one taking it so); the alias op forwards to div / mul / sub. ``function``: the torch-level function
+    (its error lists ``input`` too)."""
 
     def method(self: Tensor, other: Any, *args: Any, **kwargs: Any) -> Tensor:
         packet = getattr(aten, op)
-        mode = kwargs.pop("rounding_mode", None) if rounding else None
+        mode = kwargs.pop("rounding_mode", _NO_MODE) if rounding else _NO_MODE
         a = kwargs.pop("alpha", 1) if alpha else 1
+        got = (self, other, *args) if function else (other, *args)
         if args:  # torch's parser has ``subtract(Scalar other, Scalar alpha=1)``: alpha positional after a number
-            if not (alpha and len(args) == 1 and not isinstance(other, Tensor)):
-                raise _invalid(op, (other, *args))
-            a = args[0]
+            numbers = (other, args[0]) if len(args) == 1 else ()
+            if not (alpha and numbers and all(_number(v) is not None or _is_0dim(v) for v in numbers)):
+                raise _invalid(op, got)
+            return packet.Scalar(self, other if _is_0dim(other) else _number(other), args[0])
         if kwargs:
             raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
         if not isinstance(other, Tensor) and _number(other) is None:
-            raise _invalid(op, (other,))
+            raise _invalid(op, got)
         other = other if isinstance(other, Tensor) else _number(other)
-        if mode is not None:
+        if mode is not _NO_MODE:
             return packet.Tensor_mode(self, other, rounding_mode=mode)
-        if a == 1 and type(a) is int:
+        if _is_one(a):
             return packet.Tensor(self, other)
         return packet.Tensor(self, other, alpha=a)
 
@@ -97,7 +123,7 @@ def _alias_binary(op: str, rounding: bool = False, alpha: bool = False) -> Any:
 
 
 def _alias_function(op: str, rounding: bool = False, alpha: bool = False) -> Any:
-    method = _alias_binary(op, rounding, alpha)
+    method = _alias_binary(op, rounding, alpha, function=True)
 
     def fn(input: Tensor, other: Any, *args: Any, out: Any = None, **kwargs: Any) -> Tensor:  # noqa: A002
         _no_out(out, op)
@@ -281,14 +307,57 @@ def _check_other(name: str, other: Any, pos: int) -> None:
         raise TypeError(f"{name}(): argument 'other' (position {pos}) must be Tensor, not {type(other).__name__}")
 
 
-def _add_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def _is_one(alpha: Any) -> bool:
+    """alpha left at its default (the int 1): the binding passes no alpha."""
+    return type(alpha) is int and alpha == 1
+
+
+def _is_0dim(x: Any) -> bool:
+    return isinstance(x, Tensor) and x.dim() == 0
+
+
+#: torch warns once per process about its deprecated signatures (TORCH_WARN_ONCE in python_arg_parser.cpp)
+_DEPRECATION_WARNED: list[bool] = []
+
+
+def _alpha_first(name: str, alpha: Any, args: tuple, given: Any, function: bool = False) -> tuple[Any, Any]:
+    """torch's deprecated ``name(Number alpha, Tensor other)`` signature of add / sub (and ``add_`` / ``sub_``;
+    ``(Tensor input, Number alpha, Tensor other)`` for the functions): ``(alpha, other)``, with the warning
+    torch gives once; a call fitting no signature is the parser's TypeError."""
+    n = 2 if function else 1
+    fits = len(args) == 1 and (_number(alpha) is not None or _is_0dim(alpha)) and _is_one(given) and (
+        isinstance(args[0], Tensor) or _number(args[0]) is not None)
+    if not fits:
+        plural = "s" if n > 1 else ""
+        raise TypeError(f"{name}() takes {n} positional argument{plural} but {n + len(args)} were given")
+    if not _DEPRECATION_WARNED:
+        import os
+        import sys
+        import warnings
+
+        _DEPRECATION_WARNED.append(True)
+        head, out = ("Tensor input, ", ", Tensor out = None") if function else ("", "")
+        level, frame, package = 1, sys._getframe(0), os.path.dirname(os.path.dirname(__file__))
+        while frame is not None and frame.f_code.co_filename.startswith(package):  # (the caller's line)
+            level, frame = level + 1, frame.f_back
+        warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({head}Number alpha, Tensor other"
+                      f"{', *' + out if out else ''})\nConsider using one of the following signatures instead:\n"
+                      f"\t{name}({head}Tensor other, *, Number alpha = 1{out})", UserWarning, stacklevel=level)
+    return alpha, args[0]
+
+
+def _add_method(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
+    if args:
+        alpha, other = _alpha_first("add", other, args, alpha)
     _check_other("add", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.add.Tensor(self, other)
     return aten.add.Tensor(self, other, alpha=alpha)
 
 
-def _sub_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def _sub_method(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
+    if args:
+        alpha, other = _alpha_first("sub", other, args, alpha)
     _check_other("sub", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.sub.Tensor(self, other)
@@ -300,24 +369,28 @@ def _mul_method(self: Tensor, other: Any) -> Tensor:
     return aten.mul.Tensor(self, other)
 
 
-def _div_method(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    if rounding_mode is not None and (other is None or isinstance(other, (str, bytes))):
+def _div_method(self: Tensor, other: Any, *, rounding_mode: Any = _NO_MODE) -> Tensor:
+    if rounding_mode is not _NO_MODE and (other is None or isinstance(other, (str, bytes))):
         raise TypeError(f"div() received an invalid combination of arguments - got ({type(other).__name__}, "
                         f"rounding_mode={type(rounding_mode).__name__}), but expected one of:")
     _check_other("div", other, 1)
-    if rounding_mode is not None:
+    if rounding_mode is not _NO_MODE:
         return aten.div.Tensor_mode(self, other, rounding_mode=rounding_mode)
     return aten.div.Tensor(self, other)
 
 
-def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def add_(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
+    if args:
+        alpha, other = _alpha_first("add_", other, args, alpha)
     _check_other("add_", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.add_.Tensor(self, other)
     return aten.add_.Tensor(self, other, alpha=alpha)
 
 
-def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def sub_(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
+    if args:
+        alpha, other = _alpha_first("sub_", other, args, alpha)
     _check_other("sub_", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.sub_.Tensor(self, other)
@@ -329,12 +402,12 @@ def mul_(self: Tensor, other: Any) -> Tensor:
     return aten.mul_.Tensor(self, other)
 
 
-def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    if rounding_mode is not None and (other is None or isinstance(other, (str, bytes))):
+def div_(self: Tensor, other: Any, *, rounding_mode: Any = _NO_MODE) -> Tensor:
+    if rounding_mode is not _NO_MODE and (other is None or isinstance(other, (str, bytes))):
         raise TypeError(f"div_() received an invalid combination of arguments - got ({type(other).__name__}, "
                         f"rounding_mode={type(rounding_mode).__name__}), but expected one of:")
     _check_other("div_", other, 1)
-    if rounding_mode is not None:
+    if rounding_mode is not _NO_MODE:
         return aten.div_.Tensor_mode(self, other, rounding_mode=rounding_mode)
     return aten.div_.Tensor(self, other)
 
@@ -466,9 +539,10 @@ def _reflected(fn: Any) -> Any:
 
 
 def _rsub(self: Tensor, other: Any) -> Tensor:
-    """``other - self`` for a number ``other``: PyTorch's ``_C._VariableFunctions.rsub``."""
+    """``other - self``: torch/_tensor.py's ``__rsub__`` is ``_C._VariableFunctions.rsub(self, other)``
+    (``rsub.Tensor`` for a Tensor, ``rsub.Scalar`` for a number)."""
     if isinstance(other, Tensor):
-        return aten.sub.Tensor(other, self)
+        return aten.rsub.Tensor(self, other)
     return aten.rsub.Scalar(self, other)
 
 

@@ -52,7 +52,10 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:  # noqa: A002
     return aten.unsqueeze.default(input, dim)
 
 
-def squeeze(input: Tensor, dim: Any = None) -> Tensor:  # noqa: A002
+def squeeze(input: Tensor, dim: Any = None, *rest: Any) -> Tensor:  # noqa: A002
+    """``torch.squeeze`` (no varargs dims, unlike the method)."""
+    if rest:
+        raise _invalid("squeeze", (input, dim, *rest))
     return _squeeze_method(input, dim)
 
 
@@ -252,7 +255,11 @@ def _unsqueeze_method(self: Tensor, dim: int) -> Tensor:
     return aten.unsqueeze.default(self, dim)
 
 
-def _squeeze_method(self: Tensor, dim: Any = None) -> Tensor:
+def _squeeze_method(self: Tensor, dim: Any = None, *dims: Any) -> Tensor:
+    """``squeeze()`` / ``squeeze(int dim)`` / ``squeeze(int[] dim)``; the method also takes the dims as separate
+    arguments (``x.squeeze(0, 2)``: an ``int[]`` parameter alone accepts varargs in torch's parser)."""
+    if dims:
+        return aten.squeeze.dims(self, [dim, *dims])
     if dim is None:
         return aten.squeeze.default(self)
     if isinstance(dim, (tuple, list)):
@@ -341,8 +348,11 @@ def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     return aten.unsqueeze_.default(self, dim)
 
 
-def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
-    """``Tensor.squeeze_``: drop size-1 dims of ``self`` in place (all, one, or those of a sequence)."""
+def squeeze_(self: Tensor, dim: Any = None, *dims: Any) -> Tensor:
+    """``Tensor.squeeze_``: drop size-1 dims of ``self`` in place (all, one, or those of a sequence, also given as
+    separate arguments)."""
+    if dims:
+        return aten.squeeze_.dims(self, [dim, *dims])
     if dim is None:
         return aten.squeeze_.default(self)
     if isinstance(dim, (list, tuple)):

@@ -635,4 +635,15 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     # issue 17: allclose (CompositeExplicitAutograd) and equal (a CPU kernel, no Meta kernel), both returning bool
     OpDef("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", CEA, tags=()),
     OpDef("equal(Tensor self, Tensor other) -> bool", BACKEND, tags=()),
+    # issue 17: the remaining div / divide / sub / subtract / rsub overloads torch lists, and where(condition)
+    OpDef("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", CEA, tags=('core', 'pointwise')),
+    OpDef("div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
+    OpDef("div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)", CEA, tags=('inplace', 'pointwise')),
+    OpDef("divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", CIA, tags=()),
+    OpDef("divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)", CIA, tags=('inplace',)),
+    OpDef("divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)", CIA, tags=('inplace',)),
+    OpDef("sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", CEA, tags=('inplace', 'pointwise')),
+    OpDef("subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", CIA, tags=('inplace',)),
+    OpDef("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", BACKEND, tags=()),
+    OpDef("where(Tensor condition) -> Tensor[]", CIA, tags=()),
 )
