@@ -8,7 +8,9 @@ Tensor: ``rsub.Tensor``), torch's deprecated ``add(Number alpha, Tensor other)``
 sub_, ``where(condition)`` (``where.default``, CompositeImplicitAutograd, kept whole before dispatch),
 ``x.to(other)`` (torch's binding calls ``to.device`` with other's device and dtype), ``squeeze`` with several dims
 (``squeeze.dims``; the method takes them as separate arguments), ``copy_`` with a number, ``rounding_mode=None``
-given explicitly (torch's parser then picks ``div.Tensor_mode``) and ``Tensor.sum_to_size``.
+given explicitly (torch's parser then picks ``div.Tensor_mode``), ``Tensor.sum_to_size``, and the torch-level
+functions of CompositeImplicitAutograd ops (``torch.layer_norm``, ``rms_norm``, ``dropout``, ``kl_div`` and the
+other losses, ``selu``, ``cosine_similarity``, ``adjoint``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,22 @@ def _calls(L: Any) -> list[tuple[str, Any]]:
         ("divide__number_mode_none", lambda x, y: x.clone().divide_(2, rounding_mode=None)),
         ("sum_to_size", lambda x, y: x.reshape(3, 1, 4).expand(3, 2, 4).sum_to_size(1, 2, 4)),
         ("sum_to_size_list", lambda x, y: x.sum_to_size((1, 4))),
+        # torch-level functions of CompositeImplicitAutograd ops (their bindings' defaults: reduction is 0)
+        ("torch_adjoint", lambda x, y: L.adjoint(x)),
+        ("torch_layer_norm", lambda x, y: L.layer_norm(x, [4])),
+        ("torch_layer_norm_eps", lambda x, y: L.layer_norm(x, (4,), None, None, 1e-3)),
+        ("torch_rms_norm", lambda x, y: L.rms_norm(x, [4], y[0])),
+        ("torch_dropout_eval", lambda x, y: L.dropout(x, 0.5, False)),
+        ("torch_kl_div", lambda x, y: L.kl_div(x, y)),
+        ("torch_kl_div_log_target", lambda x, y: L.kl_div(x, y, 1, log_target=True)),
+        ("torch_margin_ranking_loss", lambda x, y: L.margin_ranking_loss(x, y, y.sign())),
+        ("torch_hinge_embedding_loss", lambda x, y: L.hinge_embedding_loss(x, y.sign(), 0.5)),
+        ("torch_cosine_embedding_loss", lambda x, y: L.cosine_embedding_loss(x, y, y[:, 0].sign())),
+        ("torch_poisson_nll_loss", lambda x, y: L.poisson_nll_loss(x, y.abs(), True, False, 1e-8, 1)),
+        ("torch_selu", lambda x, y: L.selu(x)),
+        ("torch_selu_", lambda x, y: L.selu_(x.clone())),
+        ("torch_cosine_similarity", lambda x, y: L.cosine_similarity(x, y)),
+        ("torch_cosine_similarity_dim", lambda x, y: L.cosine_similarity(x, y, 0, 1e-6)),
     ]
 
 

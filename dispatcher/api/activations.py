@@ -17,7 +17,7 @@ from .bindings import _unary_function, _unary_method
 
 aten = namespace("aten")
 
-__all__ = ["relu", "silu", "gelu", "softmax", "log_softmax"]
+__all__ = ["relu", "silu", "gelu", "softmax", "log_softmax", "selu", "selu_"]
 
 relu = _unary_function("relu")
 silu = _unary_function("silu")
@@ -55,3 +55,13 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.relu_ = lambda self: aten.relu_.default(self)
     T.softmax = _softmax_like("softmax")
     T.log_softmax = _softmax_like("log_softmax")
+
+
+def selu(input: Tensor) -> Tensor:  # noqa: A002
+    """``torch.selu``: ``aten.selu`` (CompositeImplicitAutograd: ``elu`` with SELU's constants)."""
+    return aten.selu.default(input)
+
+
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    """``torch.selu_``: ``aten.selu_`` (CompositeImplicitAutograd: ``elu_``)."""
+    return aten.selu_.default(input)

@@ -1,4 +1,4 @@
-"""Normalization: ``torch.batch_norm`` / ``instance_norm`` / ``group_norm``.
+"""Normalization: ``torch.batch_norm`` / ``instance_norm`` / ``group_norm`` / ``layer_norm`` / ``rms_norm``.
 
 Corresponds to the python_torch_functions.cpp bindings of these ops, which take every argument positionally
 (``cudnn_enabled`` included). The ``nn.functional`` versions, with their Python-side checks, are in
@@ -7,12 +7,14 @@ Corresponds to the python_torch_functions.cpp bindings of these ops, which take 
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..op_overload import namespace
 from ..tensor import Tensor
 
 aten = namespace("aten")
 
-__all__ = ["batch_norm", "instance_norm", "group_norm"]
+__all__ = ["batch_norm", "instance_norm", "group_norm", "layer_norm", "rms_norm"]
 
 
 def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,  # noqa: A002
@@ -32,3 +34,15 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, run
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # noqa: A002
                bias: Tensor | None = None, eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor:
     return aten.group_norm.default(input, num_groups, weight, bias, eps, cudnn_enabled)
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-05, cudnn_enable: bool = True) -> Tensor:
+    """``torch.layer_norm``: ``aten.layer_norm`` (CompositeImplicitAutograd: kept whole before dispatch)."""
+    return aten.layer_norm.default(input, list(normalized_shape), weight, bias, eps, cudnn_enable)
+
+
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,  # noqa: A002
+             eps: float | None = None) -> Tensor:
+    """``torch.rms_norm``: ``aten.rms_norm`` (CompositeImplicitAutograd)."""
+    return aten.rms_norm.default(input, list(normalized_shape), weight, eps)

@@ -17,10 +17,12 @@ from . import (
     comparison,
     conversions,
     convolution,
+    dropout,
     factories,
     from_data,
     indexing,
     linalg,
+    losses,
     normalization,
     pooling,
     random,
@@ -32,7 +34,7 @@ from . import (
 )
 
 _MODULES = (from_data, factories, random, arithmetic, transcendental, comparison, bitwise, reductions, views, shape,
-            indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info)
+            indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info, dropout, losses)
 
 __all__: list[str] = []
 for _module in _MODULES:

@@ -22,7 +22,7 @@ from .arguments import _check_int, _check_tensor, _invalid, _no_out, _size_args,
 
 aten = namespace("aten")
 
-__all__ = ["transpose", "t", "permute", "reshape", "flatten", "unsqueeze", "squeeze", "detach", "split", "chunk",
+__all__ = ["adjoint", "transpose", "t", "permute", "reshape", "flatten", "unsqueeze", "squeeze", "detach", "split", "chunk",
            "unbind", "select", "slice_scatter", "diagonal", "diagonal_copy", "diagonal_scatter", "movedim",
            "moveaxis", "swapaxes", "swapdims", "unflatten", "tensor_split", "broadcast_to", "broadcast_tensors"]
 
