@@ -10,7 +10,9 @@ sub_, ``where(condition)`` (``where.default``, CompositeImplicitAutograd, kept w
 (``squeeze.dims``; the method takes them as separate arguments), ``copy_`` with a number, ``rounding_mode=None``
 given explicitly (torch's parser then picks ``div.Tensor_mode``), ``Tensor.sum_to_size``, and the torch-level
 functions of CompositeImplicitAutograd ops (``torch.layer_norm``, ``rms_norm``, ``dropout``, ``kl_div`` and the
-other losses, ``selu``, ``cosine_similarity``, ``adjoint``).
+other losses, ``selu``, ``cosine_similarity``, ``adjoint``) and the Tensor methods of listed ops we lacked
+(``pow_``, ``clamp_min_``, ``masked_scatter(_)``, ``index_put(_)``, ``split_with_sizes``, ``as_strided``,
+``new_empty_strided``; ``bernoulli_`` below, its values being random).
 """
 
 from __future__ import annotations
@@ -88,6 +90,19 @@ def _calls(L: Any) -> list[tuple[str, Any]]:
         ("torch_selu_", lambda x, y: L.selu_(x.clone())),
         ("torch_cosine_similarity", lambda x, y: L.cosine_similarity(x, y)),
         ("torch_cosine_similarity_dim", lambda x, y: L.cosine_similarity(x, y, 0, 1e-6)),
+        # Tensor methods of listed ops
+        ("pow_", lambda x, y: x.clone().pow_(2)),
+        ("clamp_min_", lambda x, y: x.clone().clamp_min_(0)),
+        ("clamp_min__tensor", lambda x, y: x.clone().clamp_min_(y)),
+        ("masked_scatter", lambda x, y: x.masked_scatter(x > 0, y)),
+        ("masked_scatter_", lambda x, y: x.clone().masked_scatter_(x > 0, y)),
+        ("index_put", lambda x, y: x.index_put((y[0].abs().long().clamp_max(2),), y[1, 0])),
+        ("index_put__accumulate", lambda x, y: x.clone().index_put_([y[0].abs().long().clamp_max(2)], y[1, 0], True)),
+        ("split_with_sizes", lambda x, y: x.split_with_sizes([1, 3], 1)),
+        ("split_with_sizes_dim0", lambda x, y: x.split_with_sizes([1, 2])),
+        ("as_strided", lambda x, y: x.as_strided((2, 2), (1, 2))),
+        ("as_strided_offset", lambda x, y: x.as_strided((2, 2), (1, 2), 1)),
+        ("new_empty_strided", lambda x, y: x.new_empty_strided((2, 3), (3, 1)).fill_(1.0)),
     ]
 
 
@@ -169,3 +184,19 @@ def test_new_overloads_backward_as_torch(torch: Any, call: str) -> None:
         assert (a is None) == (b is None)
         if a is not None:
             np.testing.assert_allclose(b, a, rtol=1e-5)
+
+
+@pytest.mark.parametrize("pre_dispatch", [False, True], ids=["post", "pre"])
+def test_bernoulli__graph_matches_torch(torch: Any, pre_dispatch: bool) -> None:
+    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
+
+    from tracer import make_fx
+
+    def f(L: Any) -> Any:
+        return lambda x: (x.clone().bernoulli_(), x.clone().bernoulli_(0.25))
+
+    gm = make_fx(f(D), pre_dispatch=pre_dispatch)(D.ones(3, 4))
+    gt = torch_make_fx(f(torch), pre_dispatch=pre_dispatch)(torch.ones(3, 4))
+    assert gm.code.strip() == gt.code.strip()
+    a, b = gm(D.ones(3, 4))
+    assert set(np.unique(a.numpy())) <= {0.0, 1.0} and set(np.unique(b.numpy())) <= {0.0, 1.0}

@@ -418,6 +418,19 @@ def _pow_method(self: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch'
     return aten.pow.Tensor_Scalar(self, exponent)
 
 
+def _pow__method(self: Tensor, exponent: Any) -> Tensor:
+    """``Tensor.pow_``: ``pow_.Scalar`` (``pow_.Tensor``, for a Tensor exponent, is not in the op listing)."""
+    if isinstance(exponent, Tensor):
+        raise NotImplementedError("Tensor.pow_ with a Tensor exponent (aten.pow_.Tensor) is not in dispatchkit's "
+                                  "op listing; use x.pow(exponent) or x.copy_(x.pow(exponent))")
+    return aten.pow_.Scalar(self, exponent)
+
+
+def _clamp_min__method(self: Tensor, min: Any) -> Tensor:  # noqa: A002 - torch's name
+    """``Tensor.clamp_min_``: ``clamp_min_.Tensor`` for a Tensor bound, else ``clamp_min_.default``."""
+    return aten.clamp_min_.Tensor(self, min) if isinstance(min, Tensor) else aten.clamp_min_.default(self, min)
+
+
 def _clamp_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
     if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
@@ -607,7 +620,8 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
         "addcmul_": _addc_inplace("addcmul_"), "addcdiv_": _addc_inplace("addcdiv_"),
         "floor_divide": _floor_divide_method, "floor_divide_": _floor_divide__method, "positive": _pos,
         "fmod_": _modulo_inplace("fmod_"), "remainder_": _modulo_inplace("remainder_"),
-        "nan_to_num": _nan_to_num_method, "nan_to_num_": _nan_to_num__method,
+        "nan_to_num": _nan_to_num_method, "nan_to_num_": _nan_to_num__method, "pow_": _pow__method,
+        "clamp_min_": _clamp_min__method,
         # operators
         "__add__": _binary_operator("add", "Tensor"), "__radd__": _binary_operator("add", "Tensor"),
         "__iadd__": _binary_operator("add_", "Tensor"),

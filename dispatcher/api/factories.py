@@ -153,6 +153,13 @@ def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, dev
     return _factory_requires_grad(result) if requires_grad else result
 
 
+def new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
+                      requires_grad: bool = False) -> Tensor:
+    """``Tensor.new_empty_strided``: ``aten.new_empty_strided`` (self's dtype and device unless given)."""
+    result = aten.new_empty_strided.default(self, list(size), list(stride), **_like_kwargs(dtype, device))
+    return _factory_requires_grad(result) if requires_grad else result
+
+
 def new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``Tensor.new_tensor``: ``torch.tensor(data)`` with self's dtype and device unless given."""
     import warnings
@@ -179,4 +186,5 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.new_ones = _new("new_ones")
     T.new_empty = _new("new_empty")
     T.new_full = new_full
+    T.new_empty_strided = new_empty_strided
     T.new_tensor = new_tensor

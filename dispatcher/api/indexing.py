@@ -155,8 +155,30 @@ _METHODS = ("gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "ind
             "index_fill_", "index_add", "index_add_", "masked_select")
 
 
+def _masked_scatter_method(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    return aten.masked_scatter.default(self, mask, source)
+
+
+def _masked_scatter__method(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    return aten.masked_scatter_.default(self, mask, source)
+
+
+def _index_put(name: str) -> Any:
+    def method(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+        op = getattr(aten, name).default
+        return op(self, list(indices), values, True) if accumulate else op(self, list(indices), values)
+
+    method.__name__ = name
+    method.__doc__ = f"``Tensor.{name}``: ``aten.{name}`` (accumulate passed only when True, as torch's binding)"
+    return method
+
+
 def install(T: type) -> None:  # noqa: N803 - the Tensor class
     """Attach the indexing Tensor methods (called by ``tensor_methods.install``)."""
+    T.masked_scatter = _masked_scatter_method
+    T.masked_scatter_ = _masked_scatter__method
+    T.index_put = _index_put("index_put")
+    T.index_put_ = _index_put("index_put_")
     for name in _METHODS:
         setattr(T, name, globals()[name])
     T.index_select = _index_select_method

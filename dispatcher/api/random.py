@@ -63,8 +63,20 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     return aten.normal_.default(self, *trailing, **kw)
 
 
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """``Tensor.bernoulli_``: ``bernoulli_.float`` (p left out at its default 0.5, as torch's binding does;
+    ``bernoulli_.Tensor``, for a Tensor p, is not in the op listing)."""
+    if isinstance(p, Tensor):
+        raise NotImplementedError("Tensor.bernoulli_ with a Tensor p (aten.bernoulli_.Tensor) is not in "
+                                  "dispatchkit's op listing")
+    kw = {} if generator is None else {"generator": generator}
+    return aten.bernoulli_.float(self, **kw) if p == 0.5 else aten.bernoulli_.float(self, p, **kw)
+
+
 def install(T: type) -> None:  # noqa: N803 - the Tensor class
-    """Attach ``Tensor.bernoulli`` / ``uniform_`` / ``normal_`` (called by ``tensor_methods.install``)."""
+    """Attach ``Tensor.bernoulli`` / ``bernoulli_`` / ``uniform_`` / ``normal_`` (called by
+    ``tensor_methods.install``)."""
     T.bernoulli = bernoulli
+    T.bernoulli_ = bernoulli_
     T.uniform_ = uniform_
     T.normal_ = normal_

@@ -364,6 +364,18 @@ def squeeze_(self: Tensor, dim: Any = None, *dims: Any) -> Tensor:
 _METHODS = ("select", "movedim", "moveaxis", "swapaxes", "swapdims", "unflatten", "tensor_split")
 
 
+def _split_with_sizes_method(self: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    sizes = list(split_sizes)
+    out = aten.split_with_sizes.default(self, sizes, dim) if dim != 0 else aten.split_with_sizes.default(self, sizes)
+    return tuple(out)
+
+
+def _as_strided_method(self: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    if storage_offset is None:
+        return aten.as_strided.default(self, list(size), list(stride))
+    return aten.as_strided.default(self, list(size), list(stride), storage_offset)
+
+
 def install(T: type) -> None:  # noqa: N803 - the Tensor class
     """Attach the view Tensor methods and properties (called by ``tensor_methods.install``)."""
     for name in _METHODS:
@@ -371,6 +383,7 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     methods = {
         "view": view, "reshape": _reshape_method, "expand": expand, "permute": _permute_method,
         "transpose": _transpose_method, "t": _t_method, "adjoint": adjoint, "flatten": _flatten_method,
+        "split_with_sizes": _split_with_sizes_method, "as_strided": _as_strided_method,
         "unsqueeze": _unsqueeze_method, "squeeze": _squeeze_method, "expand_as": expand_as, "view_as": view_as,
         "broadcast_to": _broadcast_to_method, "reshape_as": _reshape_as_method, "detach": _detach_method,
         "detach_": detach_, "unbind": _unbind_method, "split": _split_method, "chunk": _chunk_method,
