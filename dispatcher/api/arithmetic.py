@@ -1,13 +1,13 @@
 """Arithmetic: ``+ - * /``, ``pow``, remainder / fmod / floor division, abs / neg / sign / reciprocal / square,
-rounding, clamp, addcmul / addcdiv, lerp, nan_to_num: torch-level functions, Tensor methods and operators.
+rounding, addcmul / addcdiv, lerp, nan_to_num: torch-level functions, Tensor methods and operators (clamping:
+arithmetic_clamp.py).
 
 Corresponds to the python_torch_functions.cpp / python_variable_methods.cpp bindings of these ops and to
 torch/_tensor.py's operators. ``x + 1`` calls ``aten.add.Tensor(x, 1)`` (the number stays a number, a
 "wrapped number"), ``1.0 - x`` calls ``aten.rsub.Scalar(x, 1.0)``, ``3.0 / x`` calls ``aten.reciprocal``
 then ``aten.mul.Tensor`` (torch/_tensor.py's ``__rdiv__``), ``x ** 2`` calls ``pow.Tensor_Scalar``, ``2 ** x``
 ``pow.Scalar``; ``//`` calls ``floor_divide`` (never its ``.Scalar`` overload), ``7 // a`` is
-``floor_divide(7, a)``, ``+t`` is ``positive``; ``%`` calls ``remainder``. A Tensor bound of ``clamp``
-picks ``clamp.Tensor``; ``round(decimals=)`` picks ``round.decimals`` (even for 0); trailing arguments
+``floor_divide(7, a)``, ``+t`` is ``positive``; ``%`` calls ``remainder``; ``round(decimals=)`` picks ``round.decimals`` (even for 0); trailing arguments
 equal to their defaults are left out, as PyTorch's bindings do.
 """
 
@@ -32,7 +32,7 @@ _INPLACE_UNARY = ("abs_", "neg_")
 
 __all__ = [
     "add", "sub", "rsub", "mul", "div", "subtract", "multiply", "divide", "pow", *_UNARY, *_INPLACE_UNARY, "round", "positive",
-    "clamp", "clip", "clamp_", "clip_", "true_divide", "clamp_min", "clamp_max", "fmod", "remainder", "floor_divide", "addcmul",
+    "true_divide", "fmod", "remainder", "floor_divide", "addcmul",
     "addcdiv", "lerp", "nan_to_num", "nan_to_num_",
 ]
 
@@ -167,51 +167,6 @@ def round(input: Tensor, *, decimals: int | None = None, out: Any = None) -> Ten
 def positive(input: Tensor) -> Tensor:  # noqa: A002
     _check_tensor("positive", input)
     return aten.positive.default(input)
-
-
-# --- clamp -----------------------------------------------------------------------------------------------------------
-def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:  # noqa: A001, A002
-    _no_out(out, "clamp")
-    return _clamp_method(input, min, max)
-
-
-def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:  # noqa: A001, A002
-    """``aten.clip`` / ``clip.Tensor`` (CompositeImplicitAutograd aliases of clamp's overloads)."""
-    _no_out(out, "clip")
-    return _clip_method(input, min, max)
-
-
-def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - torch's names
-    """``clamp_.Tensor`` when a bound is a Tensor, else ``clamp_`` (as torch's parser picks)."""
-    _check_tensor("clamp_", input)
-    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
-    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
-            and not isinstance(max, (int, float, complex)):
-        return aten.clamp_.Tensor(input, min, max)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return aten.clamp_.default(input, min, max)
-
-
-def clip_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - torch's names
-    _check_tensor("clip_", input)
-    return _clip__method(input, min, max)
-
-
-def _bound_function(name: str, arg: str) -> Any:
-    def fn(input: Tensor, bound: Any, *, out: Any = None) -> Tensor:  # noqa: A002
-        _no_out(out, name)
-        _check_tensor(name, input)
-        op = getattr(aten, name)
-        return op.Tensor(input, bound) if isinstance(bound, Tensor) else op.default(input, bound)
-
-    fn.__name__ = name
-    fn.__doc__ = f"``aten.{name}.Tensor`` for a Tensor {arg}, else ``aten.{name}.default``."
-    return fn
-
-
-clamp_min = _bound_function("clamp_min", "min")
-clamp_max = _bound_function("clamp_max", "max")
 
 
 # --- remainder / fmod / floor division -----------------------------------------------------------------------------
@@ -419,56 +374,14 @@ def _pow_method(self: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch'
 
 
 def _pow__method(self: Tensor, exponent: Any) -> Tensor:
-    """``Tensor.pow_``: ``pow_.Scalar`` (``pow_.Tensor``, for a Tensor exponent, is not in the op listing)."""
+    """``Tensor.pow_``: ``pow_.Scalar`` (``pow_.Tensor``, for a Tensor exponent, is not in the op listing: a 0-dim
+    one is read as its number, which gives the same values)."""
+    if isinstance(exponent, Tensor) and exponent.dim() == 0 and not exponent.requires_grad:
+        exponent = exponent.item()
     if isinstance(exponent, Tensor):
         raise NotImplementedError("Tensor.pow_ with a Tensor exponent (aten.pow_.Tensor) is not in dispatchkit's "
                                   "op listing; use x.pow(exponent) or x.copy_(x.pow(exponent))")
     return aten.pow_.Scalar(self, exponent)
-
-
-def _clamp_min__method(self: Tensor, min: Any) -> Tensor:  # noqa: A002 - torch's name
-    """``Tensor.clamp_min_``: ``clamp_min_.Tensor`` for a Tensor bound, else ``clamp_min_.default``."""
-    return aten.clamp_min_.Tensor(self, min) if isinstance(min, Tensor) else aten.clamp_min_.default(self, min)
-
-
-def _clamp_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
-    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
-            and not isinstance(max, (int, float, complex)):
-        return aten.clamp.Tensor(self, min, max)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return aten.clamp.default(self, min, max)
-
-
-def _clamp__method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
-    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
-            and not isinstance(max, (int, float, complex)):
-        return aten.clamp_.Tensor(self, min, max)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return aten.clamp_.default(self, min, max)
-
-
-def _clip_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    # the parser tries clip(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
-    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
-            and not isinstance(max, (int, float, complex)):
-        return aten.clip.Tensor(self, min, max)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return aten.clip.default(self, min, max)
-
-
-def _clip__method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    # the parser tries clip(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
-    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
-            and not isinstance(max, (int, float, complex)):
-        return aten.clip_.Tensor(self, min, max)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return aten.clip_.default(self, min, max)
 
 
 def _round_method(self: Tensor, decimals: int | None = None) -> Tensor:
@@ -607,7 +520,7 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     """Attach the arithmetic Tensor methods and operators (called by ``tensor_methods.install``)."""
     for name in (*_UNARY, *_INPLACE_UNARY):
         setattr(T, name, _unary_method(name))
-    for fn in (clamp_min, clamp_max, fmod, remainder, addcmul, addcdiv):
+    for fn in (fmod, remainder, addcmul, addcdiv):
         setattr(T, fn.__name__, _method(fn))
     methods = {
         "add": _add_method, "sub": _sub_method, "mul": _mul_method, "div": _div_method, "add_": add_, "sub_": sub_,
@@ -615,13 +528,11 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
         "multiply": _alias_binary("multiply"), "divide": _alias_binary("divide", rounding=True),
         "true_divide": _alias_binary("true_divide"), "subtract_": _alias_binary("subtract_", alpha=True),
         "multiply_": _alias_binary("multiply_"), "divide_": _alias_binary("divide_", rounding=True),
-        "true_divide_": _alias_binary("true_divide_"), "pow": _pow_method, "clamp": _clamp_method, "clip": _clip_method,
-        "clamp_": _clamp__method, "clip_": _clip__method, "round": _round_method, "lerp": lerp, "lerp_": lerp_,
+        "true_divide_": _alias_binary("true_divide_"), "pow": _pow_method, "round": _round_method, "lerp": lerp, "lerp_": lerp_,
         "addcmul_": _addc_inplace("addcmul_"), "addcdiv_": _addc_inplace("addcdiv_"),
         "floor_divide": _floor_divide_method, "floor_divide_": _floor_divide__method, "positive": _pos,
         "fmod_": _modulo_inplace("fmod_"), "remainder_": _modulo_inplace("remainder_"),
         "nan_to_num": _nan_to_num_method, "nan_to_num_": _nan_to_num__method, "pow_": _pow__method,
-        "clamp_min_": _clamp_min__method,
         # operators
         "__add__": _binary_operator("add", "Tensor"), "__radd__": _binary_operator("add", "Tensor"),
         "__iadd__": _binary_operator("add_", "Tensor"),

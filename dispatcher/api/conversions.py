@@ -21,7 +21,7 @@ from .arguments import _number
 
 aten = namespace("aten")
 
-__all__ = ["clone"]
+__all__ = ["zero_", "fill_", "clone"]
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002

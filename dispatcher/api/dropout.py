@@ -11,9 +11,13 @@ from ..tensor import Tensor
 
 aten = namespace("aten")
 
-__all__ = ["dropout"]
+__all__ = ["native_dropout", "dropout"]
 
 
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
     """``torch.dropout``: ``aten.dropout`` (kept whole before dispatch)."""
     return aten.dropout.default(input, p, train)
+
+
+def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:  # noqa: A002
+    return tuple(aten.native_dropout.default(input, p, train))

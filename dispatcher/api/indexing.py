@@ -17,7 +17,7 @@ from .arguments import _check_tensor, _no_out
 
 aten = namespace("aten")
 
-__all__ = ["index_select", "gather", "scatter", "scatter_add", "index_copy", "index_fill", "index_add", "masked_fill",
+__all__ = ["masked_scatter", "index_put", "index_put_", "index_select", "gather", "scatter", "scatter_add", "index_copy", "index_fill", "index_add", "masked_fill",
            "masked_select", "nonzero"]
 
 
@@ -185,3 +185,15 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.masked_fill = _masked_fill_method
     T.masked_fill_ = masked_fill_
     T.nonzero = _nonzero_method
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    return aten.masked_scatter.default(input, mask, source)
+
+
+def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
+    return _index_put("index_put")(input, indices, values, accumulate)
+
+
+def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
+    return _index_put("index_put_")(input, indices, values, accumulate)

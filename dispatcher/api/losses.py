@@ -13,7 +13,7 @@ from ..tensor import Tensor
 
 aten = namespace("aten")
 
-__all__ = ["kl_div", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss", "poisson_nll_loss"]
+__all__ = ["binary_cross_entropy_with_logits", "kl_div", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss", "poisson_nll_loss"]
 
 
 def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False) -> Tensor:  # noqa: A002
@@ -37,3 +37,8 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,  # noqa: A002
                      reduction: int) -> Tensor:
     return aten.poisson_nll_loss.default(input, target, log_input, full, eps, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                                     pos_weight: Tensor | None = None, reduction: int = 0) -> Tensor:
+    return aten.binary_cross_entropy_with_logits.default(input, target, weight, pos_weight, reduction)

@@ -14,7 +14,7 @@ from ..tensor import Tensor
 
 aten = namespace("aten")
 
-__all__ = ["batch_norm", "instance_norm", "group_norm", "layer_norm", "rms_norm"]
+__all__ = ["native_layer_norm", "native_batch_norm", "native_group_norm", "batch_norm", "instance_norm", "group_norm", "layer_norm", "rms_norm"]
 
 
 def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,  # noqa: A002
@@ -46,3 +46,20 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     """``torch.rms_norm``: ``aten.rms_norm`` (CompositeImplicitAutograd)."""
     return aten.rms_norm.default(input, list(normalized_shape), weight, eps)
+
+
+def native_layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    return tuple(aten.native_layer_norm.default(input, list(normalized_shape), weight, bias, eps))
+
+
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      running_mean: Tensor | None, running_var: Tensor | None, training: bool, momentum: float,
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    return tuple(aten.native_batch_norm.default(input, weight, bias, running_mean, running_var, training, momentum,
+                                                eps))
+
+
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int, C: int,  # noqa: A002, N803
+                      HxW: int, group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:  # noqa: N803
+    return tuple(aten.native_group_norm.default(input, weight, bias, N, C, HxW, group, eps))

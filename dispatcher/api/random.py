@@ -65,7 +65,9 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
 
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     """``Tensor.bernoulli_``: ``bernoulli_.float`` (p left out at its default 0.5, as torch's binding does;
-    ``bernoulli_.Tensor``, for a Tensor p, is not in the op listing)."""
+    ``bernoulli_.Tensor``, for a Tensor p, is not in the op listing: a 0-dim one is read as its number)."""
+    if isinstance(p, Tensor) and p.dim() == 0:
+        p = p.item()
     if isinstance(p, Tensor):
         raise NotImplementedError("Tensor.bernoulli_ with a Tensor p (aten.bernoulli_.Tensor) is not in "
                                   "dispatchkit's op listing")

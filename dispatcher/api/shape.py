@@ -16,7 +16,7 @@ from .arguments import _ABSENT, _check_int, _check_tensor, _no_out, _return_type
 
 aten = namespace("aten")
 
-__all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "tril", "triu", "flip", "roll", "narrow",
+__all__ = ["constant_pad_nd", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "tril", "triu", "flip", "roll", "narrow",
            "tile", "topk", "sort", "argsort", "diag", "diag_embed"]
 
 
@@ -196,3 +196,10 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     for name, method in (("diag", _diag_method), ("diag_embed", _diag_embed_method)):
         method.__name__ = name
         setattr(T, name, method)
+
+
+def constant_pad_nd(input: Tensor, pad: Any, value: Any = 0) -> Tensor:  # noqa: A002
+    """``torch.constant_pad_nd``: ``aten.constant_pad_nd`` (value passed only when not 0, as torch's binding)."""
+    if type(value) is int and value == 0:
+        return aten.constant_pad_nd.default(input, list(pad))
+    return aten.constant_pad_nd.default(input, list(pad), value)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import (
     activations,
     arithmetic,
+    arithmetic_clamp,
     bitwise,
     comparison,
     conversions,
@@ -33,7 +34,7 @@ from . import (
     views,
 )
 
-_MODULES = (from_data, factories, random, arithmetic, transcendental, comparison, bitwise, reductions, views, shape,
+_MODULES = (from_data, factories, random, arithmetic, arithmetic_clamp, transcendental, comparison, bitwise, reductions, views, shape,
             indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info, dropout, losses)
 
 __all__: list[str] = []

@@ -22,7 +22,7 @@ from .arguments import _check_int, _check_tensor, _invalid, _no_out, _size_args,
 
 aten = namespace("aten")
 
-__all__ = ["adjoint", "transpose", "t", "permute", "reshape", "flatten", "unsqueeze", "squeeze", "detach", "split", "chunk",
+__all__ = ["detach_", "split_with_sizes", "as_strided", "adjoint", "transpose", "t", "permute", "reshape", "flatten", "unsqueeze", "squeeze", "detach", "split", "chunk",
            "unbind", "select", "slice_scatter", "diagonal", "diagonal_copy", "diagonal_scatter", "movedim",
            "moveaxis", "swapaxes", "swapdims", "unflatten", "tensor_split", "broadcast_to", "broadcast_tensors"]
 
@@ -399,3 +399,11 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.mT = property(_mT)
     T.mH = property(_mH)
     T.H = property(_H)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    return _split_with_sizes_method(input, split_sizes, dim)
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:  # noqa: A002
+    return _as_strided_method(input, size, stride, storage_offset)
