@@ -128,6 +128,9 @@ def _calls(L: Any) -> list[tuple[str, Any]]:
         ("torch_native_batch_norm", lambda x, y: L.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)),
         ("torch_native_group_norm", lambda x, y: L.native_group_norm(x.reshape(3, 4, 1), None, None, 3, 4, 1, 2, 1e-5)),
         ("torch_native_dropout_eval", lambda x, y: L.native_dropout(x, 0.5, False)),
+        ("torch_embedding", lambda x, y: L.embedding(x, y[0].abs().long().clamp_max(2))),
+        ("torch_embedding_padding_idx", lambda x, y: L.embedding(x, y[0].abs().long().clamp_max(2), 1)),
+        ("torch_empty_strided", lambda x, y: L.empty_strided((2, 3), (3, 1)).fill_(1.0) + x[:2, :3]),
     ]
 
 

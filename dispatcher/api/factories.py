@@ -20,7 +20,7 @@ from .autograd_methods import _factory_requires_grad
 
 aten = namespace("aten")
 
-__all__ = ["empty", "zeros", "ones", "full", "arange", "scalar_tensor", "eye", "empty_like", "zeros_like", "ones_like",
+__all__ = ["empty_strided", "empty", "zeros", "ones", "full", "arange", "scalar_tensor", "eye", "empty_like", "zeros_like", "ones_like",
            "full_like", "empty_permuted"]
 
 
@@ -55,6 +55,13 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     if memory_format is not None:
         kw["memory_format"] = memory_format
     return _finish(aten.empty.memory_format(_size_args(size, "empty"), **kw), requires_grad)
+
+
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+                  pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    """``torch.empty_strided``: ``aten.empty_strided`` (device and pin_memory passed, as for ``empty``)."""
+    return _finish(aten.empty_strided.default(list(size), list(stride), **_factory_kwargs(dtype, device)),
+                   requires_grad)
 
 
 def _sized_factory(name: str) -> Any:

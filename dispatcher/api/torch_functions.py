@@ -19,6 +19,7 @@ from . import (
     conversions,
     convolution,
     dropout,
+    embedding,
     factories,
     from_data,
     indexing,
@@ -35,7 +36,8 @@ from . import (
 )
 
 _MODULES = (from_data, factories, random, arithmetic, arithmetic_clamp, transcendental, comparison, bitwise, reductions, views, shape,
-            indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info, dropout, losses)
+            indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info, dropout, losses,
+            embedding)
 
 __all__: list[str] = []
 for _module in _MODULES:
