@@ -34,13 +34,31 @@ from tracer.names import CODEGEN_GLOBALS, is_valid_name
 
 __all__ = ["ALLOWED_FUNCTIONS", "FLOAT_RE", "FORMAT", "FUNCTION_NAMES", "INT_MAX", "INT_MIN", "LAYOUTS", "MAX_DEPTH",
            "MEMORY_FORMATS", "RESERVED_NAMES", "SPEC_TYPES", "VERSION", "SerializationError", "is_dense", "npz_path",
-           "resolve_operator"]
+           "MAX_ALLOC_BYTES", "max_alloc_bytes", "resolve_operator"]
 
 FORMAT = "dispatchkit.graph"
 VERSION = 1
 #: deepest nesting of containers accepted in a value (deeper files are refused, never a RecursionError)
 MAX_DEPTH = 64
 INT_MIN, INT_MAX = -(2**63), 2**64 - 1  # int64, plus the uint64 range some masks use
+#: the most memory one node of a loaded graph may allocate (default 1 GiB): the loader works out each node's
+#: output size on fake tensors and refuses the file above it; raise it here, with the environment variable
+#: ``DISPATCHKIT_MAX_ALLOC_BYTES``, or per call with ``load(..., max_alloc_bytes=)``
+MAX_ALLOC_BYTES = 1 << 30
+
+
+def max_alloc_bytes(given: int | None = None) -> int:
+    """The allocation limit in force: ``given``, else the environment variable, else ``MAX_ALLOC_BYTES``."""
+    if given is not None:
+        return int(given)
+    env = os.environ.get("DISPATCHKIT_MAX_ALLOC_BYTES")
+    if env:
+        try:
+            return int(env)
+        except ValueError:
+            raise SerializationError(f"DISPATCHKIT_MAX_ALLOC_BYTES must be a number of bytes, got {env[:40]!r}") \
+                from None
+    return MAX_ALLOC_BYTES
 FLOAT_RE = re.compile(r"^-?(inf|nan|\d+(\.\d*)?([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?)$")
 
 

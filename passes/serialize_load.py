@@ -23,13 +23,14 @@ import numpy as np
 
 import dispatcher
 from dispatcher.fake import FakeTensorMode
+from dispatcher.op_overload import OpOverload
 from dispatcher.tensor import Tensor
 from dispatcher.tensor import device as _Device
 from tracer import pytree
 from tracer.graph import Graph, GraphLintError, PyTreeInfo
 from tracer.graph_module import GraphModule
-from tracer.names import is_valid_name
-from tracer.node import Node
+from tracer.names import escape_surrogates, is_valid_name
+from tracer.node import Node, map_aggregate
 
 from ._fake_meta import DTYPES_BY_NAME, fake_from_meta
 from .serialize_format import (
@@ -46,6 +47,7 @@ from .serialize_format import (
     VERSION,
     SerializationError,
     is_dense,
+    max_alloc_bytes,
     npz_path,
     resolve_operator,
 )
@@ -56,8 +58,9 @@ __all__ = ["from_dict", "load", "loads"]
 class _Loader:
     """Builds a GraphModule from a parsed document, checking everything it reads."""
 
-    def __init__(self, doc: Any, arrays: Any) -> None:
+    def __init__(self, doc: Any, arrays: Any, limit: int | None = None) -> None:
         self.doc = doc
+        self.limit = max_alloc_bytes(limit)
         self.arrays = arrays  # an NpzFile (or dict) of constants, or None
         self.env: dict[str, Node] = {}
         self.mode = FakeTensorMode()
@@ -75,7 +78,8 @@ class _Loader:
         key = tuple(tuple(e) for e in data)
         stack = shared.get(key)
         if stack is None:
-            stack = shared[key] = {k: (fqn, cls) for k, fqn, cls in data}
+            stack = shared[key] = {escape_surrogates(k): (escape_surrogates(fqn), escape_surrogates(cls))
+                                   for k, fqn, cls in data}
         return stack
 
     def field(self, obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -337,12 +341,12 @@ class _Loader:
                 raise self.fail(where, "meta must be an object")
             if "val" in meta:
                 node.meta["val"] = self.val(meta["val"], where)
-            if "stack_trace" in meta:
-                node.meta["stack_trace"] = self.field(meta, "stack_trace", str, where)
+            if "stack_trace" in meta:  # (text for printouts: lone surrogates escaped)
+                node.meta["stack_trace"] = escape_surrogates(self.field(meta, "stack_trace", str, where))
             if "nn_module_stack" in meta:
                 node.meta["nn_module_stack"] = self.module_stack(meta["nn_module_stack"], where, stacks)
             if "user_fn" in meta:
-                node.meta["user_fn"] = self.field(meta, "user_fn", str, where)
+                node.meta["user_fn"] = escape_surrogates(self.field(meta, "user_fn", str, where))
             self.env[name] = node
         info = doc.get("pytree")
         if info is not None:
@@ -356,16 +360,108 @@ class _Loader:
             raise self.fail("file", "class_name must be a string")
         try:
             graph.lint()
-            gm = GraphModule(attrs, graph, class_name[:200])
+        except (GraphLintError, ValueError, TypeError, AttributeError, KeyError) as e:
+            raise SerializationError(f"the file does not describe a valid graph: {e}") from None
+        self.check_allocations(graph, attrs)
+        try:
+            gm = GraphModule(attrs, graph, escape_surrogates(class_name[:200]))
         except (GraphLintError, ValueError, TypeError, AttributeError, KeyError) as e:
             raise SerializationError(f"the file does not describe a valid graph: {e}") from None
         return gm
 
+    def check_allocations(self, graph: Graph, attrs: dict[str, Tensor]) -> None:
+        """Refuse the file if running a node would allocate more than the limit (``max_alloc_bytes``).
 
-def from_dict(doc: Any, arrays: Any = None) -> GraphModule:
-    """Build a GraphModule from a parsed document (``arrays``: the .npz contents, if any)."""
+        The aten nodes run on fake tensors, in order: the recorded values of the placeholders, the constants, each
+        node's own arguments, which are the file's (``ones([2**33])``'s size, a broadcast of two inputs,
+        ``new_empty``'s size, ``expand`` then ``clone`` ...), and the values computed for earlier nodes. A node
+        returning a fresh tensor (not a view) bigger than the limit refuses the file. Nodes that cannot be bigger
+        than their inputs are not run (one tensor input, or several of one shape, no integer argument, inputs as
+        recorded: ``mul(x, 1.5)``, ``sin``), as running every node would add ~1 ms per node to the load; they keep
+        their recorded value. Nothing is allocated; a node the fake run cannot size (an error, an input without
+        a recorded value) is left to run time."""
+        limit = self.limit
+        computed: dict[Node, Any] = {}  # fake values that differ in shape from the recorded ones
+        for i, node in enumerate(graph.nodes):
+            target = node.target
+            if node.op != "call_function" or not isinstance(target, OpOverload):
+                continue
+            missing: list[Node] = []
+            changed: list[Node] = []
+
+            def fake(a: Any, missing: list[Node] = missing, changed: list[Node] = changed) -> Any:
+                if not isinstance(a, Node):
+                    return a
+                if a in computed:
+                    changed.append(a)
+                    return computed[a]
+                v = attrs.get(a.target) if a.op == "get_attr" else a.meta.get("val")
+                if v is None:
+                    missing.append(a)
+                return v
+
+            args, kwargs = map_aggregate(node.args, fake), map_aggregate(node.kwargs, fake)
+            if missing or not (changed or _may_grow((args, kwargs))):
+                continue
+            try:
+                with self.mode:
+                    out = target(*args, **kwargs)
+            except Exception:  # noqa: BLE001 - not sizable here: the op fails (or is sized) when it runs
+                continue
+            fresh = [r.alias_info is None for r in target._schema.returns]
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            recorded = node.meta.get("val")
+            recorded = list(recorded) if isinstance(recorded, (tuple, list)) else [recorded]
+            for k, t in enumerate(outs):
+                ts = t if isinstance(t, list) else [t]
+                for u in ts:
+                    if not isinstance(u, Tensor):
+                        continue
+                    nbytes = u.numel() * u.element_size()
+                    if (fresh[k] if k < len(fresh) else True) and nbytes > limit:
+                        raise self.fail(
+                            f"node #{i} ({node.name!r})",
+                            f"{target} would allocate {_readable(nbytes)} (shape {list(u.shape)}, {u.dtype}), more "
+                            f"than the loader's limit of {_readable(limit)}; nothing was allocated. To load it, "
+                            "raise the limit: load(..., max_alloc_bytes=N), DISPATCHKIT_MAX_ALLOC_BYTES=N or "
+                            "passes.serialize_format.MAX_ALLOC_BYTES")
+            same = len(outs) == len(recorded) and all(
+                isinstance(o, Tensor) and isinstance(r, Tensor) and tuple(o.shape) == tuple(r.shape)
+                for o, r in zip(outs, recorded))
+            if not same and not isinstance(out, (tuple, list)):
+                computed[node] = out
+
+
+def _may_grow(tree: Any) -> bool:
+    """Could an op on these arguments return more elements than its largest tensor input? (No tensor input, an
+    integer argument, or tensors of different shapes to broadcast.)"""
+    shapes = set()
+    stack = [tree]
+    while stack:
+        a = stack.pop()
+        if isinstance(a, Tensor):
+            shapes.add(tuple(a.shape))
+        elif isinstance(a, (list, tuple)):
+            stack.extend(a)
+        elif isinstance(a, dict):
+            stack.extend(a.values())
+        elif isinstance(a, int) and not isinstance(a, bool):
+            return True
+    return len(shapes) != 1
+
+
+def _readable(nbytes: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= size:
+            return f"{nbytes / size:.1f} {unit}"
+    return f"{nbytes} bytes"
+
+
+def from_dict(doc: Any, arrays: Any = None, *, max_alloc_bytes: int | None = None) -> GraphModule:
+    """Build a GraphModule from a parsed document (``arrays``: the .npz contents, if any). ``max_alloc_bytes``: the
+    most one node may allocate (default ``serialize_format.max_alloc_bytes()``: 1 GiB unless raised)."""
     try:
-        return _Loader(doc, arrays).build()
+        return _Loader(doc, arrays, max_alloc_bytes).build()
     except SerializationError:
         raise
     except (RecursionError, KeyError, IndexError, TypeError, AttributeError, ValueError, OverflowError,
@@ -383,12 +479,12 @@ def _parse(text: str) -> Any:
         raise SerializationError(f"not valid JSON: {e}") from None
 
 
-def loads(text: str) -> GraphModule:
+def loads(text: str, *, max_alloc_bytes: int | None = None) -> GraphModule:
     """Load a graph from JSON text (constants must be embedded)."""
-    return from_dict(_parse(text))
+    return from_dict(_parse(text), max_alloc_bytes=max_alloc_bytes)
 
 
-def load(path: str | os.PathLike) -> GraphModule:
+def load(path: str | os.PathLike, *, max_alloc_bytes: int | None = None) -> GraphModule:
     """Load a graph saved with ``save``; refuses anything that is not a plain graph (see the module docstring)."""
     with open(path, encoding="utf-8") as fh:
         try:
@@ -400,9 +496,9 @@ def load(path: str | os.PathLike) -> GraphModule:
     if isinstance(doc, dict) and doc.get("constants_storage") == "npz" and os.path.exists(npz):
         try:
             with np.load(npz, allow_pickle=False) as arrays:
-                return from_dict(doc, arrays)
+                return from_dict(doc, arrays, max_alloc_bytes=max_alloc_bytes)
         except SerializationError:
             raise
         except (OSError, EOFError, zipfile.BadZipFile, ValueError) as e:
             raise SerializationError(f"{npz}: cannot read the constants file ({e})") from None
-    return from_dict(doc)
+    return from_dict(doc, max_alloc_bytes=max_alloc_bytes)

@@ -165,16 +165,17 @@ class CompiledFunction:
     def _run_segment(self, session: Session, seg: Any, reason: str | None, loc: Any) -> Any:
         key, metas = segment_key(seg.graph, seg.inputs, bool(seg.grad0))
         position = len(session.flushes)
-        entry = self.cache.lookup(key, position, self._stats)
-        if entry is None:
+
+        def build() -> CacheEntry:
             gm = GraphModule({}, seg.graph)
             fn = self._backend(gm, list(seg.inputs))
             if not callable(fn):
                 raise TypeError(f"tracer.compile: backend {self.backend!r} returned {type(fn).__name__}, expected a "
                                 "callable")
             names = [n.name for n in seg.graph.nodes if n.op == "placeholder"]
-            entry = CacheEntry(fn, gm, metas, names)
-            self.cache.add(key, entry, position, self._stats)
+            return CacheEntry(fn, gm, metas, names)
+
+        entry = self.cache.get_or_compile(key, position, self._stats, build)
         outputs_of = [n for n in seg.graph.output_node().args[0]]
         session.flushes.append({"entry": entry, "reason": reason, "loc": loc, "inputs": list(seg.inputs),
                                 "n_outputs": len(outputs_of), "grad0": bool(seg.grad0)})

@@ -155,9 +155,15 @@ class SegmentCache:
     def __init__(self) -> None:
         self.entries: dict[tuple, CacheEntry] = {}
         self.by_position: dict[int, CacheEntry] = {}  # the last entry compiled at each position
+        # held while a segment compiles: threads missing on the same key wait and find the entry (one compile)
+        self._compiling = threading.RLock()
 
     def lookup(self, key: tuple, position: int, stats: Any) -> CacheEntry | None:
         entry = self.entries.get(key)
+        self._count(entry, stats)
+        return entry
+
+    def _count(self, entry: CacheEntry | None, stats: Any) -> None:
         with STATS.lock:
             if entry is not None:
                 entry.hits += 1
@@ -166,13 +172,29 @@ class SegmentCache:
             else:
                 STATS.misses += 1
                 stats.misses += 1
+
+    def get_or_compile(self, key: tuple, position: int, stats: Any, build: Any) -> CacheEntry:
+        """The entry of ``key``, compiled by ``build()`` (and added) on a miss. Thread-safe: a hit reads the dict
+        without a lock; a miss re-checks under the compile lock, so threads calling a compiled function at once
+        compile each segment once and count one miss (the others wait for it and count a hit)."""
+        entry = self.entries.get(key)
+        if entry is None:
+            with self._compiling:
+                entry = self.entries.get(key)
+                if entry is None:
+                    self._count(None, stats)
+                    entry = build()
+                    self.add(key, entry, position, stats)
+                    return entry
+        self._count(entry, stats)
         return entry
 
     def add(self, key: tuple, entry: CacheEntry, position: int, stats: Any) -> str | None:
         """Store ``entry``; return the recompile reason when this position had compiled before."""
-        before = self.by_position.get(position)
-        self.entries[key] = entry
-        self.by_position[position] = entry
+        with self._compiling:
+            before = self.by_position.get(position)
+            self.entries[key] = entry
+            self.by_position[position] = entry
         if before is None:
             return None
         reason = _diff_reason(entry.names, before.metas, entry.metas)
@@ -184,5 +206,6 @@ class SegmentCache:
         return reason
 
     def clear(self) -> None:
-        self.entries.clear()
-        self.by_position.clear()
+        with self._compiling:
+            self.entries.clear()
+            self.by_position.clear()

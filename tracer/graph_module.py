@@ -46,7 +46,7 @@ from dispatcher.tensor import device as _Device
 
 from . import pytree
 from .graph import Graph
-from .names import _RESERVED, CODEGEN_GLOBALS, Namespace, _is_dunder, is_valid_name
+from .names import _RESERVED, CODEGEN_GLOBALS, Namespace, _is_dunder, escape_surrogates, is_valid_name
 from .node import Node
 
 __all__ = ["GraphModule", "PythonCode", "python_code", "dtype_abbrs"]
@@ -296,7 +296,7 @@ class _CodeGen:
                     after = lines[idx + 1].strip() if idx + 1 < len(lines) else ""
                     code = "" if _STACK_FRAME_RE.match(after) else after
                     text = f"File: {file}:{lineno} in {fn}" + (f", code: {code}" if code else "")
-                    return _LINE_BREAKS_RE.sub(" ", text)
+                    return escape_surrogates(_LINE_BREAKS_RE.sub(" ", text))
         return "No stacktrace found for following nodes"
 
     # --- the function ---------------------------------------------------------------------------

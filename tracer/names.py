@@ -13,7 +13,7 @@ from typing import Any
 
 from dispatcher.op_overload import OpOverload
 
-__all__ = ["CODEGEN_GLOBALS", "Namespace", "is_valid_name", "target_to_name"]
+__all__ = ["CODEGEN_GLOBALS", "Namespace", "escape_surrogates", "is_valid_name", "target_to_name"]
 
 # ---------------------------------------------------------------------------------------
 # Names
@@ -149,3 +149,13 @@ def target_to_name(target: Any) -> str:
 
 def _is_dunder(part: str) -> bool:
     return part.startswith("__") and part.endswith("__")
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with lone surrogates (``"\\udc80"``: an undecodable byte of a file name, or a stored stack trace)
+    written as ``\\udc80`` escapes, so generated code, printouts and files encode as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text

@@ -363,20 +363,48 @@ def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, trac
         raise AssertionError(f"Unexpected tracing type: {tracing_mode}")
 
     def wrapped(*args: Any) -> GraphModule:
-        # A trace allocates many small objects in reference cycles (nodes and their users, autograd graphs): the
-        # cyclic GC would scan them over and over while the graph grows. It is paused for the trace, as bulk
-        # builders do, and its previous state restored when the trace ends, also when it raises.
-        paused = gc.isenabled()
-        if paused:
-            gc.disable()
-        try:
+        with _gc_paused():
             return _trace(f, args, decomposition_table, tracing_mode, pre_dispatch, record_stack_traces, preserved,
                           record_module_stack)
-        finally:
-            if paused:
-                gc.enable()
 
     return wrapped
+
+
+#: Pause the cyclic GC while make_fx traces (a documented knob, docs/make_fx.md). A trace allocates many small
+#: objects in reference cycles (nodes and their users, autograd graphs) that the collector would scan over and over
+#: while the graph grows; pausing it makes traces faster and their cost steadier (docs/benchmarks.md).
+PAUSE_GC = True
+
+_gc_lock = threading.Lock()
+_gc_pauses = 0  #: traces running with the pause (in any thread)
+_gc_disabled_by_us = False  #: whether the first of them turned the collector off (it was on)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Any:
+    """The GC pause, process-wide and thread-safe: the first trace to start turns the collector off if it is on,
+    the last to end turns it back on only if a trace turned it off and it is still off (``gc.enable()`` from
+    other code meanwhile stands; a collector that was off stays off). One count for every thread: a trace ending
+    in one thread never turns the collector on under a trace still running in another."""
+    global _gc_pauses, _gc_disabled_by_us
+    if not PAUSE_GC:
+        yield
+        return
+    with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_disabled_by_us = gc.isenabled()
+            if _gc_disabled_by_us:
+                gc.disable()
+        _gc_pauses += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_disabled_by_us:
+                _gc_disabled_by_us = False
+                if not gc.isenabled():
+                    gc.enable()
 
 
 def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None, tracing_mode: str,

@@ -17,7 +17,7 @@ from .bindings import _unary_function, _unary_method
 
 aten = namespace("aten")
 
-__all__ = ["relu", "silu", "gelu", "softmax", "log_softmax"]
+__all__ = ["relu_", "celu", "celu_", "threshold", "threshold_", "relu", "silu", "gelu", "softmax", "log_softmax", "selu", "selu_"]
 
 relu = _unary_function("relu")
 silu = _unary_function("silu")
@@ -55,3 +55,36 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.relu_ = lambda self: aten.relu_.default(self)
     T.softmax = _softmax_like("softmax")
     T.log_softmax = _softmax_like("log_softmax")
+
+
+def selu(input: Tensor) -> Tensor:  # noqa: A002
+    """``torch.selu``: ``aten.selu`` (CompositeImplicitAutograd: ``elu`` with SELU's constants)."""
+    return aten.selu.default(input)
+
+
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    """``torch.selu_``: ``aten.selu_`` (CompositeImplicitAutograd: ``elu_``)."""
+    return aten.selu_.default(input)
+
+
+def relu_(input: Tensor) -> Tensor:  # noqa: A002
+    """``torch.relu_``: ``aten.relu_``."""
+    return aten.relu_.default(input)
+
+
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """``torch.celu``: ``aten.celu`` (alpha passed only when not 1.0, as torch's binding)."""
+    return aten.celu.default(input) if alpha == 1.0 else aten.celu.default(input, alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    return aten.celu_.default(input) if alpha == 1.0 else aten.celu_.default(input, alpha)
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    """``torch.threshold``: ``aten.threshold`` (``nn.functional.threshold`` is in dispatcher/nn/functional)."""
+    return aten.threshold.default(input, threshold, value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    return aten.threshold_.default(input, threshold, value)

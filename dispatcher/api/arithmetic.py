@@ -1,13 +1,13 @@
 """Arithmetic: ``+ - * /``, ``pow``, remainder / fmod / floor division, abs / neg / sign / reciprocal / square,
-rounding, clamp, addcmul / addcdiv, lerp, nan_to_num: torch-level functions, Tensor methods and operators.
+rounding, addcmul / addcdiv, lerp, nan_to_num: torch-level functions, Tensor methods and operators (clamping:
+arithmetic_clamp.py).
 
 Corresponds to the python_torch_functions.cpp / python_variable_methods.cpp bindings of these ops and to
 torch/_tensor.py's operators. ``x + 1`` calls ``aten.add.Tensor(x, 1)`` (the number stays a number, a
 "wrapped number"), ``1.0 - x`` calls ``aten.rsub.Scalar(x, 1.0)``, ``3.0 / x`` calls ``aten.reciprocal``
 then ``aten.mul.Tensor`` (torch/_tensor.py's ``__rdiv__``), ``x ** 2`` calls ``pow.Tensor_Scalar``, ``2 ** x``
 ``pow.Scalar``; ``//`` calls ``floor_divide`` (never its ``.Scalar`` overload), ``7 // a`` is
-``floor_divide(7, a)``, ``+t`` is ``positive``; ``%`` calls ``remainder``. A Tensor bound of ``clamp``
-picks ``clamp.Tensor``; ``round(decimals=)`` picks ``round.decimals`` (even for 0); trailing arguments
+``floor_divide(7, a)``, ``+t`` is ``positive``; ``%`` calls ``remainder``; ``round(decimals=)`` picks ``round.decimals`` (even for 0); trailing arguments
 equal to their defaults are left out, as PyTorch's bindings do.
 """
 
@@ -31,27 +31,45 @@ _UNARY = ("neg", "abs", "reciprocal", "sign", "sgn", "floor", "ceil", "trunc", "
 _INPLACE_UNARY = ("abs_", "neg_")
 
 __all__ = [
-    "add", "sub", "mul", "div", "subtract", "multiply", "divide", "pow", *_UNARY, *_INPLACE_UNARY, "round", "positive",
-    "clamp", "clip", "clamp_", "clip_", "true_divide", "clamp_min", "clamp_max", "fmod", "remainder", "floor_divide", "addcmul",
+    "add", "sub", "rsub", "mul", "div", "subtract", "multiply", "divide", "pow", *_UNARY, *_INPLACE_UNARY, "round", "positive",
+    "true_divide", "fmod", "remainder", "floor_divide", "addcmul",
     "addcdiv", "lerp", "nan_to_num", "nan_to_num_",
 ]
 
 
 # --- torch-level functions: + - * / and pow -------------------------------------------------------------------------
-def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:  # noqa: A002
+def add(input: Tensor, other: Any, *args: Any, alpha: Any = 1, out: Any = None) -> Tensor:  # noqa: A002
+    """``add.Tensor``; ``add(input, Number alpha, other)`` is torch's deprecated signature (a warning, once)."""
     _no_out(out, "add")
-    if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        _check_tensor("add", input)
     _check_tensor("add", input)
+    if args:
+        alpha, other = _alpha_first("add", other, args, alpha, function=True)
     _check_other("add", other, 2)
     return _add_method(input, other, alpha=alpha)
 
 
-def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:  # noqa: A002
+def sub(input: Tensor, other: Any, *args: Any, alpha: Any = 1, out: Any = None) -> Tensor:  # noqa: A002
+    """``sub.Tensor``; ``sub(input, Number alpha, other)`` is torch's deprecated signature (a warning, once)."""
     _no_out(out, "sub")
     _check_tensor("sub", input)
+    if args:
+        alpha, other = _alpha_first("sub", other, args, alpha, function=True)
     _check_other("sub", other, 2)
     return _sub_method(input, other, alpha=alpha)
+
+
+def rsub(input: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """``other - alpha * input``: ``rsub.Tensor`` for a Tensor ``other``, else ``rsub.Scalar`` (alpha may follow
+    the number positionally), the signatures of torch's binding in this order."""
+    _check_tensor("rsub", input)
+    if isinstance(other, Tensor) and not args:
+        return aten.rsub.Tensor(input, other) if _is_one(alpha) else aten.rsub.Tensor(input, other, alpha=alpha)
+    if _number(other) is None or len(args) > 1 or args and _number(args[0]) is None and not _is_0dim(args[0]):
+        raise _invalid("rsub", (input, other, *args))
+    alpha = args[0] if args else alpha
+    if _is_one(alpha):
+        return aten.rsub.Scalar(input, _number(other))
+    return aten.rsub.Scalar(input, _number(other), alpha)
 
 
 def mul(input: Tensor, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
@@ -61,34 +79,42 @@ def mul(input: Tensor, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     return aten.mul.Tensor(input, other)
 
 
-def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Any = None) -> Tensor:  # noqa: A002
+#: rounding_mode not given: ``div.Tensor`` (given, even as None, torch's parser picks ``div.Tensor_mode``)
+_NO_MODE: Any = object()
+
+
+def div(input: Tensor, other: Any, *, rounding_mode: Any = _NO_MODE, out: Any = None) -> Tensor:  # noqa: A002
     _no_out(out, "div")
     _check_tensor("div", input)
     _check_other("div", other, 2)
     return _div_method(input, other, rounding_mode=rounding_mode)
 
 
-def _alias_binary(op: str, rounding: bool = False, alpha: bool = False) -> Any:
+def _alias_binary(op: str, rounding: bool = False, alpha: bool = False, function: bool = False) -> Any:
     """``Tensor.divide`` / ``multiply`` / ``subtract`` / ``true_divide`` (and ``_``): the CompositeImplicitAutograd
     alias op ``aten.<op>.Tensor`` (``.Tensor_mode`` with a rounding mode), a number operand wrapped as torch's
-    parser does; the alias op forwards to div / mul / sub."""
+    parser does; ``subtract(Number other, Number alpha)`` with alpha positional is the ``.Scalar`` signature (the
+    only one taking it so); the alias op forwards to div / mul / sub. ``function``: the torch-level function
+    (its error lists ``input`` too)."""
 
     def method(self: Tensor, other: Any, *args: Any, **kwargs: Any) -> Tensor:
         packet = getattr(aten, op)
-        mode = kwargs.pop("rounding_mode", None) if rounding else None
+        mode = kwargs.pop("rounding_mode", _NO_MODE) if rounding else _NO_MODE
         a = kwargs.pop("alpha", 1) if alpha else 1
+        got = (self, other, *args) if function else (other, *args)
         if args:  # torch's parser has ``subtract(Scalar other, Scalar alpha=1)``: alpha positional after a number
-            if not (alpha and len(args) == 1 and not isinstance(other, Tensor)):
-                raise _invalid(op, (other, *args))
-            a = args[0]
+            numbers = (other, args[0]) if len(args) == 1 else ()
+            if not (alpha and numbers and all(_number(v) is not None or _is_0dim(v) for v in numbers)):
+                raise _invalid(op, got)
+            return packet.Scalar(self, other if _is_0dim(other) else _number(other), args[0])
         if kwargs:
             raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
         if not isinstance(other, Tensor) and _number(other) is None:
-            raise _invalid(op, (other,))
+            raise _invalid(op, got)
         other = other if isinstance(other, Tensor) else _number(other)
-        if mode is not None:
+        if mode is not _NO_MODE:
             return packet.Tensor_mode(self, other, rounding_mode=mode)
-        if a == 1 and type(a) is int:
+        if _is_one(a):
             return packet.Tensor(self, other)
         return packet.Tensor(self, other, alpha=a)
 
@@ -97,7 +123,7 @@ def _alias_binary(op: str, rounding: bool = False, alpha: bool = False) -> Any:
 
 
 def _alias_function(op: str, rounding: bool = False, alpha: bool = False) -> Any:
-    method = _alias_binary(op, rounding, alpha)
+    method = _alias_binary(op, rounding, alpha, function=True)
 
     def fn(input: Tensor, other: Any, *args: Any, out: Any = None, **kwargs: Any) -> Tensor:  # noqa: A002
         _no_out(out, op)
@@ -141,51 +167,6 @@ def round(input: Tensor, *, decimals: int | None = None, out: Any = None) -> Ten
 def positive(input: Tensor) -> Tensor:  # noqa: A002
     _check_tensor("positive", input)
     return aten.positive.default(input)
-
-
-# --- clamp -----------------------------------------------------------------------------------------------------------
-def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:  # noqa: A001, A002
-    _no_out(out, "clamp")
-    return _clamp_method(input, min, max)
-
-
-def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:  # noqa: A001, A002
-    """``aten.clip`` / ``clip.Tensor`` (CompositeImplicitAutograd aliases of clamp's overloads)."""
-    _no_out(out, "clip")
-    return _clip_method(input, min, max)
-
-
-def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - torch's names
-    """``clamp_.Tensor`` when a bound is a Tensor, else ``clamp_`` (as torch's parser picks)."""
-    _check_tensor("clamp_", input)
-    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
-    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
-            and not isinstance(max, (int, float, complex)):
-        return aten.clamp_.Tensor(input, min, max)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return aten.clamp_.default(input, min, max)
-
-
-def clip_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - torch's names
-    _check_tensor("clip_", input)
-    return _clip__method(input, min, max)
-
-
-def _bound_function(name: str, arg: str) -> Any:
-    def fn(input: Tensor, bound: Any, *, out: Any = None) -> Tensor:  # noqa: A002
-        _no_out(out, name)
-        _check_tensor(name, input)
-        op = getattr(aten, name)
-        return op.Tensor(input, bound) if isinstance(bound, Tensor) else op.default(input, bound)
-
-    fn.__name__ = name
-    fn.__doc__ = f"``aten.{name}.Tensor`` for a Tensor {arg}, else ``aten.{name}.default``."
-    return fn
-
-
-clamp_min = _bound_function("clamp_min", "min")
-clamp_max = _bound_function("clamp_max", "max")
 
 
 # --- remainder / fmod / floor division -----------------------------------------------------------------------------
@@ -281,14 +262,57 @@ def _check_other(name: str, other: Any, pos: int) -> None:
         raise TypeError(f"{name}(): argument 'other' (position {pos}) must be Tensor, not {type(other).__name__}")
 
 
-def _add_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def _is_one(alpha: Any) -> bool:
+    """alpha left at its default (the int 1): the binding passes no alpha."""
+    return type(alpha) is int and alpha == 1
+
+
+def _is_0dim(x: Any) -> bool:
+    return isinstance(x, Tensor) and x.dim() == 0
+
+
+#: torch warns once per process about its deprecated signatures (TORCH_WARN_ONCE in python_arg_parser.cpp)
+_DEPRECATION_WARNED: list[bool] = []
+
+
+def _alpha_first(name: str, alpha: Any, args: tuple, given: Any, function: bool = False) -> tuple[Any, Any]:
+    """torch's deprecated ``name(Number alpha, Tensor other)`` signature of add / sub (and ``add_`` / ``sub_``;
+    ``(Tensor input, Number alpha, Tensor other)`` for the functions): ``(alpha, other)``, with the warning
+    torch gives once; a call fitting no signature is the parser's TypeError."""
+    n = 2 if function else 1
+    fits = len(args) == 1 and (_number(alpha) is not None or _is_0dim(alpha)) and _is_one(given) and (
+        isinstance(args[0], Tensor) or _number(args[0]) is not None)
+    if not fits:
+        plural = "s" if n > 1 else ""
+        raise TypeError(f"{name}() takes {n} positional argument{plural} but {n + len(args)} were given")
+    if not _DEPRECATION_WARNED:
+        import os
+        import sys
+        import warnings
+
+        _DEPRECATION_WARNED.append(True)
+        head, out = ("Tensor input, ", ", Tensor out = None") if function else ("", "")
+        level, frame, package = 1, sys._getframe(0), os.path.dirname(os.path.dirname(__file__))
+        while frame is not None and frame.f_code.co_filename.startswith(package):  # (the caller's line)
+            level, frame = level + 1, frame.f_back
+        warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({head}Number alpha, Tensor other"
+                      f"{', *' + out if out else ''})\nConsider using one of the following signatures instead:\n"
+                      f"\t{name}({head}Tensor other, *, Number alpha = 1{out})", UserWarning, stacklevel=level)
+    return alpha, args[0]
+
+
+def _add_method(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
+    if args:
+        alpha, other = _alpha_first("add", other, args, alpha)
     _check_other("add", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.add.Tensor(self, other)
     return aten.add.Tensor(self, other, alpha=alpha)
 
 
-def _sub_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def _sub_method(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
+    if args:
+        alpha, other = _alpha_first("sub", other, args, alpha)
     _check_other("sub", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.sub.Tensor(self, other)
@@ -300,24 +324,28 @@ def _mul_method(self: Tensor, other: Any) -> Tensor:
     return aten.mul.Tensor(self, other)
 
 
-def _div_method(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    if rounding_mode is not None and (other is None or isinstance(other, (str, bytes))):
+def _div_method(self: Tensor, other: Any, *, rounding_mode: Any = _NO_MODE) -> Tensor:
+    if rounding_mode is not _NO_MODE and (other is None or isinstance(other, (str, bytes))):
         raise TypeError(f"div() received an invalid combination of arguments - got ({type(other).__name__}, "
                         f"rounding_mode={type(rounding_mode).__name__}), but expected one of:")
     _check_other("div", other, 1)
-    if rounding_mode is not None:
+    if rounding_mode is not _NO_MODE:
         return aten.div.Tensor_mode(self, other, rounding_mode=rounding_mode)
     return aten.div.Tensor(self, other)
 
 
-def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def add_(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
+    if args:
+        alpha, other = _alpha_first("add_", other, args, alpha)
     _check_other("add_", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.add_.Tensor(self, other)
     return aten.add_.Tensor(self, other, alpha=alpha)
 
 
-def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def sub_(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
+    if args:
+        alpha, other = _alpha_first("sub_", other, args, alpha)
     _check_other("sub_", other, 1)
     if type(alpha) is int and alpha == 1:
         return aten.sub_.Tensor(self, other)
@@ -329,12 +357,12 @@ def mul_(self: Tensor, other: Any) -> Tensor:
     return aten.mul_.Tensor(self, other)
 
 
-def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    if rounding_mode is not None and (other is None or isinstance(other, (str, bytes))):
+def div_(self: Tensor, other: Any, *, rounding_mode: Any = _NO_MODE) -> Tensor:
+    if rounding_mode is not _NO_MODE and (other is None or isinstance(other, (str, bytes))):
         raise TypeError(f"div_() received an invalid combination of arguments - got ({type(other).__name__}, "
                         f"rounding_mode={type(rounding_mode).__name__}), but expected one of:")
     _check_other("div_", other, 1)
-    if rounding_mode is not None:
+    if rounding_mode is not _NO_MODE:
         return aten.div_.Tensor_mode(self, other, rounding_mode=rounding_mode)
     return aten.div_.Tensor(self, other)
 
@@ -346,57 +374,14 @@ def _pow_method(self: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch'
 
 
 def _pow__method(self: Tensor, exponent: Any) -> Tensor:
-    """``Tensor.pow_`` with a number exponent (``pow_.Scalar``; the ``pow_.Tensor`` overload is not listed)."""
+    """``Tensor.pow_``: ``pow_.Scalar`` (``pow_.Tensor``, for a Tensor exponent, is not in the op listing: a 0-dim
+    one is read as its number, which gives the same values)."""
+    if isinstance(exponent, Tensor) and exponent.dim() == 0 and not exponent.requires_grad:
+        exponent = exponent.item()
     if isinstance(exponent, Tensor):
-        raise NotImplementedError("Tensor.pow_ with a tensor exponent (aten::pow_.Tensor) is not implemented here")
+        raise NotImplementedError("Tensor.pow_ with a Tensor exponent (aten.pow_.Tensor) is not in dispatchkit's "
+                                  "op listing; use x.pow(exponent) or x.copy_(x.pow(exponent))")
     return aten.pow_.Scalar(self, exponent)
-
-
-def _clamp_min__method(self: Tensor, min: Any) -> Tensor:  # noqa: A002 - PyTorch's name
-    """``Tensor.clamp_min_``: ``clamp_min_.Tensor`` for a tensor bound, ``clamp_min_`` for a number."""
-    if isinstance(min, Tensor):
-        return aten.clamp_min_.Tensor(self, min)
-    return aten.clamp_min_.default(self, min)
-
-
-def _clamp_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
-    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
-            and not isinstance(max, (int, float, complex)):
-        return aten.clamp.Tensor(self, min, max)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return aten.clamp.default(self, min, max)
-
-
-def _clamp__method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    # the parser tries clamp(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
-    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
-            and not isinstance(max, (int, float, complex)):
-        return aten.clamp_.Tensor(self, min, max)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return aten.clamp_.default(self, min, max)
-
-
-def _clip_method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    # the parser tries clip(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
-    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
-            and not isinstance(max, (int, float, complex)):
-        return aten.clip.Tensor(self, min, max)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return aten.clip.default(self, min, max)
-
-
-def _clip__method(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    # the parser tries clip(Tensor? min, Tensor? max) first, then the Scalar? one (0-dim tensors read as numbers)
-    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not isinstance(min, (int, float, complex)) \
-            and not isinstance(max, (int, float, complex)):
-        return aten.clip_.Tensor(self, min, max)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return aten.clip_.default(self, min, max)
 
 
 def _round_method(self: Tensor, decimals: int | None = None) -> Tensor:
@@ -480,9 +465,10 @@ def _reflected(fn: Any) -> Any:
 
 
 def _rsub(self: Tensor, other: Any) -> Tensor:
-    """``other - self`` for a number ``other``: PyTorch's ``_C._VariableFunctions.rsub``."""
+    """``other - self``: torch/_tensor.py's ``__rsub__`` is ``_C._VariableFunctions.rsub(self, other)``
+    (``rsub.Tensor`` for a Tensor, ``rsub.Scalar`` for a number)."""
     if isinstance(other, Tensor):
-        return aten.sub.Tensor(other, self)
+        return aten.rsub.Tensor(self, other)
     return aten.rsub.Scalar(self, other)
 
 
@@ -534,7 +520,7 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     """Attach the arithmetic Tensor methods and operators (called by ``tensor_methods.install``)."""
     for name in (*_UNARY, *_INPLACE_UNARY):
         setattr(T, name, _unary_method(name))
-    for fn in (clamp_min, clamp_max, fmod, remainder, addcmul, addcdiv):
+    for fn in (fmod, remainder, addcmul, addcdiv):
         setattr(T, fn.__name__, _method(fn))
     methods = {
         "add": _add_method, "sub": _sub_method, "mul": _mul_method, "div": _div_method, "add_": add_, "sub_": sub_,
@@ -542,12 +528,11 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
         "multiply": _alias_binary("multiply"), "divide": _alias_binary("divide", rounding=True),
         "true_divide": _alias_binary("true_divide"), "subtract_": _alias_binary("subtract_", alpha=True),
         "multiply_": _alias_binary("multiply_"), "divide_": _alias_binary("divide_", rounding=True),
-        "true_divide_": _alias_binary("true_divide_"), "pow": _pow_method, "pow_": _pow__method, "clamp_min_": _clamp_min__method, "clamp": _clamp_method, "clip": _clip_method,
-        "clamp_": _clamp__method, "clip_": _clip__method, "round": _round_method, "lerp": lerp, "lerp_": lerp_,
+        "true_divide_": _alias_binary("true_divide_"), "pow": _pow_method, "round": _round_method, "lerp": lerp, "lerp_": lerp_,
         "addcmul_": _addc_inplace("addcmul_"), "addcdiv_": _addc_inplace("addcdiv_"),
         "floor_divide": _floor_divide_method, "floor_divide_": _floor_divide__method, "positive": _pos,
         "fmod_": _modulo_inplace("fmod_"), "remainder_": _modulo_inplace("remainder_"),
-        "nan_to_num": _nan_to_num_method, "nan_to_num_": _nan_to_num__method,
+        "nan_to_num": _nan_to_num_method, "nan_to_num_": _nan_to_num__method, "pow_": _pow__method,
         # operators
         "__add__": _binary_operator("add", "Tensor"), "__radd__": _binary_operator("add", "Tensor"),
         "__iadd__": _binary_operator("add_", "Tensor"),

@@ -96,9 +96,10 @@ def minimum(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa
 
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002
-    """``where(c, x, y)``: where.self / ScalarSelf / ScalarOther / Scalar; ``where(c)``: ``nonzero`` + ``unbind``."""
+    """``where(c, x, y)``: where.self / ScalarSelf / ScalarOther / Scalar; ``where(c)``: ``where.default``
+    (CompositeImplicitAutograd: ``nonzero`` + ``unbind``; a pre-dispatch trace keeps it whole, as torch's)."""
     if input is None and other is None:
-        return tuple(aten.unbind.int(aten.nonzero.default(condition), 1))
+        return tuple(aten.where.default(condition))
     a, b = isinstance(input, Tensor), isinstance(other, Tensor)
     if a and b:
         return aten.where.self(condition, input, other)

@@ -17,10 +17,11 @@ from .. import dtypes as _dt
 from ..memory_format import strided as _STRIDED  # ``torch.strided`` (equal to its c10::Layout code, 0)
 from ..op_overload import namespace
 from ..tensor import Tensor, as_device
+from .arguments import _number
 
 aten = namespace("aten")
 
-__all__ = ["clone"]
+__all__ = ["zero_", "fill_", "clone"]
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002
@@ -41,6 +42,11 @@ def zero_(self: Tensor) -> Tensor:
 
 
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    """``aten.copy_``; a Python number ``src`` passes as a wrapped number (torch's parser allows numbers for
+    copy_'s Tensor argument), anything else is the parser's TypeError."""
+    if not isinstance(src, Tensor) and (isinstance(src, (str, bytes)) or _number(src) is None):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+    src = src if isinstance(src, Tensor) else _number(src)
     if non_blocking:
         return aten.copy_.default(self, src, non_blocking)
     return aten.copy_.default(self, src)
@@ -63,7 +69,8 @@ def _clone_method(self: Tensor, *, memory_format: Any = None) -> Tensor:
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """``to(dtype)``, ``to(device[, dtype])``, ``to(other)``, ``to(dtype=..., device=...)`` (PyTorch's forms)."""
+    """``to(dtype)``, ``to(device[, dtype])``, ``to(other)``, ``to(dtype=..., device=...)`` (PyTorch's forms):
+    ``to.dtype``, ``to.device`` (a device and a dtype; other's), ``to.dtype_layout`` (a device alone)."""
     non_blocking = kwargs.pop("non_blocking", False)
     copy = kwargs.pop("copy", False)
     dtype = kwargs.pop("dtype", None)
@@ -73,10 +80,18 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     rest = list(args)
     if rest and isinstance(rest[0], Tensor):
+        # to(Tensor other, bool non_blocking=False, bool copy=False, *, memory_format): PyTorch's binding takes
+        # other's device and dtype and calls to.device (never aten::to.other), as for to(device, dtype)
         other = rest.pop(0)
-        extra = _flags(non_blocking, copy, mf)
-        # PyTorch's binding takes other's dtype and device (it does not call aten::to.other).
-        return aten.to.dtype_layout(self, dtype=other.dtype, device=other.device, **extra)
+        if rest and isinstance(rest[0], bool):
+            non_blocking = rest.pop(0)
+        if rest and isinstance(rest[0], bool):
+            copy = rest.pop(0)
+        if rest or dtype is not None or dev is not None:
+            got = ", ".join(f"torch.{type(a).__name__}" if isinstance(a, (_dt.dtype, type(self.device)))
+                            else type(a).__name__ for a in args)
+            raise TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one of:")
+        dev, dtype = other.device, other.dtype
     if rest and isinstance(rest[0], (str, type(self.device))):
         dev = rest.pop(0)
     if rest and isinstance(rest[0], (_dt.dtype, int)) and not isinstance(rest[0], bool):

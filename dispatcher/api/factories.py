@@ -20,7 +20,7 @@ from .autograd_methods import _factory_requires_grad
 
 aten = namespace("aten")
 
-__all__ = ["empty", "zeros", "ones", "full", "arange", "scalar_tensor", "eye", "empty_like", "zeros_like", "ones_like",
+__all__ = ["empty_strided", "empty", "zeros", "ones", "full", "arange", "scalar_tensor", "eye", "empty_like", "zeros_like", "ones_like",
            "full_like", "empty_permuted"]
 
 
@@ -55,6 +55,13 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     if memory_format is not None:
         kw["memory_format"] = memory_format
     return _finish(aten.empty.memory_format(_size_args(size, "empty"), **kw), requires_grad)
+
+
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+                  pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    """``torch.empty_strided``: ``aten.empty_strided`` (device and pin_memory passed, as for ``empty``)."""
+    return _finish(aten.empty_strided.default(list(size), list(stride), **_factory_kwargs(dtype, device)),
+                   requires_grad)
 
 
 def _sized_factory(name: str) -> Any:
@@ -153,6 +160,13 @@ def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, dev
     return _factory_requires_grad(result) if requires_grad else result
 
 
+def new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
+                      requires_grad: bool = False) -> Tensor:
+    """``Tensor.new_empty_strided``: ``aten.new_empty_strided`` (self's dtype and device unless given)."""
+    result = aten.new_empty_strided.default(self, list(size), list(stride), **_like_kwargs(dtype, device))
+    return _factory_requires_grad(result) if requires_grad else result
+
+
 def new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``Tensor.new_tensor``: ``torch.tensor(data)`` with self's dtype and device unless given."""
     import warnings
@@ -179,4 +193,5 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.new_ones = _new("new_ones")
     T.new_empty = _new("new_empty")
     T.new_full = new_full
+    T.new_empty_strided = new_empty_strided
     T.new_tensor = new_tensor

@@ -17,7 +17,7 @@ from .arguments import _check_tensor, _no_out
 
 aten = namespace("aten")
 
-__all__ = ["index_select", "gather", "scatter", "scatter_add", "index_copy", "index_fill", "index_add", "masked_fill",
+__all__ = ["masked_scatter", "index_put", "index_put_", "index_select", "gather", "scatter", "scatter_add", "index_copy", "index_fill", "index_add", "masked_fill",
            "masked_select", "nonzero"]
 
 
@@ -143,20 +143,6 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     return aten.masked_fill_.Scalar(self, mask, value)
 
 
-def index_put_(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
-    """``Tensor.index_put_(indices, values, accumulate=False)``: ``aten.index_put_``."""
-    if accumulate:
-        return aten.index_put_.default(self, list(indices), values, accumulate)
-    return aten.index_put_.default(self, list(indices), values)
-
-
-def index_put(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
-    """``Tensor.index_put(indices, values, accumulate=False)``: ``aten.index_put``."""
-    if accumulate:
-        return aten.index_put.default(self, list(indices), values, accumulate)
-    return aten.index_put.default(self, list(indices), values)
-
-
 def _nonzero_method(self: Tensor, *, as_tuple: bool = False) -> Any:
     result = aten.nonzero.default(self)
     if as_tuple:
@@ -169,13 +155,45 @@ _METHODS = ("gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "ind
             "index_fill_", "index_add", "index_add_", "masked_select")
 
 
+def _masked_scatter_method(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    return aten.masked_scatter.default(self, mask, source)
+
+
+def _masked_scatter__method(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    return aten.masked_scatter_.default(self, mask, source)
+
+
+def _index_put(name: str) -> Any:
+    def method(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+        op = getattr(aten, name).default
+        return op(self, list(indices), values, True) if accumulate else op(self, list(indices), values)
+
+    method.__name__ = name
+    method.__doc__ = f"``Tensor.{name}``: ``aten.{name}`` (accumulate passed only when True, as torch's binding)"
+    return method
+
+
 def install(T: type) -> None:  # noqa: N803 - the Tensor class
     """Attach the indexing Tensor methods (called by ``tensor_methods.install``)."""
+    T.masked_scatter = _masked_scatter_method
+    T.masked_scatter_ = _masked_scatter__method
+    T.index_put = _index_put("index_put")
+    T.index_put_ = _index_put("index_put_")
     for name in _METHODS:
         setattr(T, name, globals()[name])
     T.index_select = _index_select_method
     T.masked_fill = _masked_fill_method
     T.masked_fill_ = masked_fill_
     T.nonzero = _nonzero_method
-    T.index_put_ = index_put_
-    T.index_put = index_put
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    return aten.masked_scatter.default(input, mask, source)
+
+
+def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
+    return _index_put("index_put")(input, indices, values, accumulate)
+
+
+def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
+    return _index_put("index_put_")(input, indices, values, accumulate)

@@ -19,7 +19,7 @@ from .bindings import _binary_tensor, _unary_method
 
 aten = namespace("aten")
 
-__all__ = ["matmul", "mm", "bmm", "dot", "mv", "addmm", "baddbmm", "outer", "einsum", "addmv", "addr", "addbmm", "vdot",
+__all__ = ["cosine_similarity", "matmul", "mm", "bmm", "dot", "mv", "addmm", "baddbmm", "outer", "einsum", "addmv", "addr", "addbmm", "vdot",
            "kron", "tensordot", "trace"]
 
 
@@ -226,3 +226,8 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.vdot = vdot
     T.kron = kron
     T.trace = _unary_method("trace")
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-08) -> Tensor:
+    """``torch.cosine_similarity``: ``aten.cosine_similarity`` (CompositeImplicitAutograd)."""
+    return aten.cosine_similarity.default(x1, x2, dim, eps)

@@ -1,4 +1,4 @@
-"""Normalization: ``torch.batch_norm`` / ``instance_norm`` / ``group_norm``.
+"""Normalization: ``torch.batch_norm`` / ``instance_norm`` / ``group_norm`` / ``layer_norm`` / ``rms_norm``.
 
 Corresponds to the python_torch_functions.cpp bindings of these ops, which take every argument positionally
 (``cudnn_enabled`` included). The ``nn.functional`` versions, with their Python-side checks, are in
@@ -7,12 +7,14 @@ Corresponds to the python_torch_functions.cpp bindings of these ops, which take 
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..op_overload import namespace
 from ..tensor import Tensor
 
 aten = namespace("aten")
 
-__all__ = ["batch_norm", "instance_norm", "group_norm"]
+__all__ = ["native_layer_norm", "native_batch_norm", "native_group_norm", "batch_norm", "instance_norm", "group_norm", "layer_norm", "rms_norm"]
 
 
 def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,  # noqa: A002
@@ -46,3 +48,32 @@ def norm_except_dim(v: Tensor, pow: int = 2, dim: int = 0) -> Tensor:  # noqa: A
 
 
 __all__ += ["_weight_norm", "norm_except_dim"]
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-05, cudnn_enable: bool = True) -> Tensor:
+    """``torch.layer_norm``: ``aten.layer_norm`` (CompositeImplicitAutograd: kept whole before dispatch)."""
+    return aten.layer_norm.default(input, list(normalized_shape), weight, bias, eps, cudnn_enable)
+
+
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,  # noqa: A002
+             eps: float | None = None) -> Tensor:
+    """``torch.rms_norm``: ``aten.rms_norm`` (CompositeImplicitAutograd)."""
+    return aten.rms_norm.default(input, list(normalized_shape), weight, eps)
+
+
+def native_layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    return tuple(aten.native_layer_norm.default(input, list(normalized_shape), weight, bias, eps))
+
+
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      running_mean: Tensor | None, running_var: Tensor | None, training: bool, momentum: float,
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    return tuple(aten.native_batch_norm.default(input, weight, bias, running_mean, running_var, training, momentum,
+                                                eps))
+
+
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int, C: int,  # noqa: A002, N803
+                      HxW: int, group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:  # noqa: N803
+    return tuple(aten.native_group_norm.default(input, weight, bias, N, C, HxW, group, eps))

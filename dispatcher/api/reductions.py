@@ -20,7 +20,7 @@ from typing import Any
 from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor
-from .arguments import _ABSENT, _check_tensor, _dim_list, _no_out, _return_type
+from .arguments import _ABSENT, _check_tensor, _dim_list, _no_out, _return_type, _size_args
 
 aten = namespace("aten")
 
@@ -344,11 +344,17 @@ _METHODS = ("var", "std", "logsumexp", "cumsum", "cumprod", "prod", "all", "any"
             "aminmax")
 
 
+def _sum_to_size_method(self: Tensor, *size: Any) -> Tensor:
+    """``Tensor.sum_to_size(*size)``: ``aten.sum_to_size`` (CompositeImplicitAutograd: kept whole before dispatch)."""
+    return aten.sum_to_size.default(self, _size_args(size))
+
+
 def install(T: type) -> None:  # noqa: N803 - the Tensor class
     """Attach the reduction Tensor methods (called by ``tensor_methods.install``)."""
     for name in _METHODS:
         setattr(T, name, globals()[name])
     T.sum = _sum_method
+    T.sum_to_size = _sum_to_size_method
     T.mean = _mean_method
     T.amax = _amax_method
     T.amin = _amin_method

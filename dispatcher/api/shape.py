@@ -16,7 +16,7 @@ from .arguments import _ABSENT, _check_int, _check_tensor, _no_out, _return_type
 
 aten = namespace("aten")
 
-__all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "tril", "triu", "flip", "roll", "narrow",
+__all__ = ["constant_pad_nd", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "tril", "triu", "flip", "roll", "narrow",
            "tile", "topk", "sort", "argsort", "diag", "diag_embed"]
 __all__ += ["channel_shuffle", "native_channel_shuffle"]  # issue 19
 
@@ -207,3 +207,10 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
     """``torch.native_channel_shuffle`` (also ``nn.functional.native_channel_shuffle``)."""
     return aten.native_channel_shuffle.default(input, _check_int("native_channel_shuffle", groups, "groups", 2))
+
+
+def constant_pad_nd(input: Tensor, pad: Any, value: Any = 0) -> Tensor:  # noqa: A002
+    """``torch.constant_pad_nd``: ``aten.constant_pad_nd`` (value passed only when not 0, as torch's binding)."""
+    if type(value) is int and value == 0:
+        return aten.constant_pad_nd.default(input, list(pad))
+    return aten.constant_pad_nd.default(input, list(pad), value)

@@ -15,6 +15,7 @@ from ..tensor import Tensor
 from . import (
     activations,
     arithmetic,
+    arithmetic_clamp,
     autograd_methods,
     bitwise,
     comparison,
@@ -31,8 +32,8 @@ from . import (
     views,
 )
 
-_MODULES = (arithmetic, transcendental, comparison, bitwise, reductions, views, shape, indexing, factories,
-            conversions, random, linalg, activations, subscripts, interop, autograd_methods)
+_MODULES = (arithmetic, arithmetic_clamp, transcendental, comparison, bitwise, reductions, views, shape, indexing,
+            factories, conversions, random, linalg, activations, subscripts, interop, autograd_methods)
 
 
 #: Tensor attribute -> name of the module whose ``install`` attached it (``dispatchkit where`` reads it: many

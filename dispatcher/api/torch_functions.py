@@ -13,15 +13,19 @@ from __future__ import annotations
 from . import (
     activations,
     arithmetic,
+    arithmetic_clamp,
     bitwise,
     comparison,
     conversions,
     convolution,
+    dropout,
+    embedding,
     factories,
     foreach,
     from_data,
     indexing,
     linalg,
+    losses,
     normalization,
     pooling,
     random,
@@ -34,9 +38,9 @@ from . import (
     views,
 )
 
-_MODULES = (from_data, factories, random, arithmetic, transcendental, comparison, bitwise, reductions, views, shape,
-            indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info,
-            foreach, recurrent)
+_MODULES = (from_data, factories, random, arithmetic, arithmetic_clamp, transcendental, comparison, bitwise, reductions,
+            views, shape, indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info,
+            dropout, losses, embedding, foreach, recurrent)
 _MODULES += (resizing,)
 
 __all__: list[str] = []

@@ -38,7 +38,7 @@ _INPLACE_UNARY = ("exp_", "log_", "sigmoid_", "tanh_", "sqrt_", "sin_", "cos_")
 #: binary ops taking two tensors: ``torch.<name>(input, other, *, out=None)`` and ``Tensor.<name>(other)``
 _BINARY = ("atan2", "arctan2", "hypot", "logaddexp")
 
-__all__ = [*_UNARY, *_INPLACE_UNARY, *_BINARY, "xlogy", "logit", "logit_"]
+__all__ = ["xlogy_", *_UNARY, *_INPLACE_UNARY, *_BINARY, "xlogy", "logit", "logit_"]
 
 for _name in _UNARY:
     globals()[_name] = _unary_function(_name)
@@ -90,3 +90,10 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.xlogy_ = _xlogy__method
     T.logit = _logit_method
     T.logit_ = _logit__method
+
+
+def xlogy_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    """``torch.xlogy_``: ``xlogy_.Tensor`` for a Tensor ``other``, else ``xlogy_.Scalar_Other``."""
+    if isinstance(other, Tensor):
+        return aten.xlogy_.Tensor(input, other)
+    return aten.xlogy_.Scalar_Other(input, other)

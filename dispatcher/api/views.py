@@ -22,7 +22,7 @@ from .arguments import _check_int, _check_tensor, _invalid, _no_out, _size_args,
 
 aten = namespace("aten")
 
-__all__ = ["transpose", "t", "permute", "reshape", "flatten", "unsqueeze", "squeeze", "detach", "split", "chunk",
+__all__ = ["detach_", "split_with_sizes", "as_strided", "adjoint", "transpose", "t", "permute", "reshape", "flatten", "unsqueeze", "squeeze", "detach", "split", "chunk",
            "unbind", "select", "slice_scatter", "diagonal", "diagonal_copy", "diagonal_scatter", "movedim",
            "moveaxis", "swapaxes", "swapdims", "unflatten", "tensor_split", "broadcast_to", "broadcast_tensors"]
 
@@ -52,7 +52,10 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:  # noqa: A002
     return aten.unsqueeze.default(input, dim)
 
 
-def squeeze(input: Tensor, dim: Any = None) -> Tensor:  # noqa: A002
+def squeeze(input: Tensor, dim: Any = None, *rest: Any) -> Tensor:  # noqa: A002
+    """``torch.squeeze`` (no varargs dims, unlike the method)."""
+    if rest:
+        raise _invalid("squeeze", (input, dim, *rest))
     return _squeeze_method(input, dim)
 
 
@@ -252,7 +255,11 @@ def _unsqueeze_method(self: Tensor, dim: int) -> Tensor:
     return aten.unsqueeze.default(self, dim)
 
 
-def _squeeze_method(self: Tensor, dim: Any = None) -> Tensor:
+def _squeeze_method(self: Tensor, dim: Any = None, *dims: Any) -> Tensor:
+    """``squeeze()`` / ``squeeze(int dim)`` / ``squeeze(int[] dim)``; the method also takes the dims as separate
+    arguments (``x.squeeze(0, 2)``: an ``int[]`` parameter alone accepts varargs in torch's parser)."""
+    if dims:
+        return aten.squeeze.dims(self, [dim, *dims])
     if dim is None:
         return aten.squeeze.default(self)
     if isinstance(dim, (tuple, list)):
@@ -341,8 +348,11 @@ def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     return aten.unsqueeze_.default(self, dim)
 
 
-def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
-    """``Tensor.squeeze_``: drop size-1 dims of ``self`` in place (all, one, or those of a sequence)."""
+def squeeze_(self: Tensor, dim: Any = None, *dims: Any) -> Tensor:
+    """``Tensor.squeeze_``: drop size-1 dims of ``self`` in place (all, one, or those of a sequence, also given as
+    separate arguments)."""
+    if dims:
+        return aten.squeeze_.dims(self, [dim, *dims])
     if dim is None:
         return aten.squeeze_.default(self)
     if isinstance(dim, (list, tuple)):
@@ -354,6 +364,18 @@ def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
 _METHODS = ("select", "movedim", "moveaxis", "swapaxes", "swapdims", "unflatten", "tensor_split")
 
 
+def _split_with_sizes_method(self: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    sizes = list(split_sizes)
+    out = aten.split_with_sizes.default(self, sizes, dim) if dim != 0 else aten.split_with_sizes.default(self, sizes)
+    return tuple(out)
+
+
+def _as_strided_method(self: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    if storage_offset is None:
+        return aten.as_strided.default(self, list(size), list(stride))
+    return aten.as_strided.default(self, list(size), list(stride), storage_offset)
+
+
 def install(T: type) -> None:  # noqa: N803 - the Tensor class
     """Attach the view Tensor methods and properties (called by ``tensor_methods.install``)."""
     for name in _METHODS:
@@ -361,6 +383,7 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     methods = {
         "view": view, "reshape": _reshape_method, "expand": expand, "permute": _permute_method,
         "transpose": _transpose_method, "t": _t_method, "adjoint": adjoint, "flatten": _flatten_method,
+        "split_with_sizes": _split_with_sizes_method, "as_strided": _as_strided_method,
         "unsqueeze": _unsqueeze_method, "squeeze": _squeeze_method, "expand_as": expand_as, "view_as": view_as,
         "broadcast_to": _broadcast_to_method, "reshape_as": _reshape_as_method, "detach": _detach_method,
         "detach_": detach_, "unbind": _unbind_method, "split": _split_method, "chunk": _chunk_method,
@@ -400,3 +423,8 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,  # no
 
 __all__ += ["as_strided", "as_strided_scatter"]
 _METHODS = (*_METHODS, "as_strided", "as_strided_", "as_strided_scatter")
+
+
+def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    return _split_with_sizes_method(input, split_sizes, dim)
+

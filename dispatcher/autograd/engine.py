@@ -58,22 +58,25 @@ def _dependencies(roots: Sequence[Node]) -> dict[Node, int]:
 
 
 def _needed(roots: Sequence[Node], targets: set[Node]) -> set[Node]:
-    """Nodes on some path from a root to a target (only those run when ``inputs`` restricts the work)."""
+    """Nodes on some path from a root to a target (only those run when ``inputs`` restricts the work).
+
+    An iterative post-order walk (a graph may be 100k nodes deep: no Python recursion)."""
     memo: dict[Node, bool] = {}
-
-    def reaches(node: Node) -> bool:
-        if node in memo:
-            return memo[node]
-        memo[node] = node in targets
-        result = node in targets
-        for nxt, _ in node.next_functions:
-            if nxt is not None and reaches(nxt):
-                result = True
-        memo[node] = result
-        return result
-
-    for r in roots:
-        reaches(r)
+    for root in roots:
+        if root in memo:
+            continue
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, children_done = stack.pop()
+            if children_done:  # every child is final: it was pushed above this entry
+                memo[node] = node in targets or any(
+                    memo.get(nxt, False) for nxt, _ in node.next_functions if nxt is not None)
+                continue
+            if node in memo:
+                continue
+            memo[node] = node in targets  # (provisional: marks the node visited)
+            stack.append((node, True))
+            stack.extend((nxt, False) for nxt, _ in node.next_functions if nxt is not None and nxt not in memo)
     return {n for n, ok in memo.items() if ok}
 
 

@@ -4,8 +4,8 @@
 Corresponds to the one-line alias kernels of aten/src/ATen/native/BinaryOps.cpp (``divide``, ``true_divide``,
 ``multiply``, ``subtract``) and TensorCompare.cpp (``clip``). The Tensor methods and torch functions of these names
 call these ops (as torch's bindings do), so a pre-dispatch trace keeps ``aten.divide.Tensor`` whole while autograd,
-modes below it and post-dispatch tracing see the ``div`` it forwards to. (Not listed yet: ``divide.Scalar_mode``,
-``divide_.Tensor_mode`` / ``.Scalar_mode`` and ``subtract_.Scalar``, whose ``div`` / ``sub`` targets are not.)
+modes below it and post-dispatch tracing see the ``div`` it forwards to. (``divide.Scalar_mode``,
+``divide_.Tensor_mode`` / ``.Scalar_mode`` and ``subtract_.Scalar`` are with their targets in arithmetic_overloads.py.)
 Also ``div.out`` (the out= form of ``div``, as ``maximum.out``: an ``out`` of the result's shape).
 """
 

@@ -134,6 +134,14 @@ def where_scalar(condition: Tensor, self: Any, other: Any) -> Tensor:
     return _op("where.self")(condition, self_t, other_t)
 
 
+@impl("where", "CompositeImplicitAutograd")
+def where_condition(condition: Tensor) -> list[Tensor]:
+    """``where(condition)``: ``nonzero_numpy`` (a 0-dim condition is unsqueezed first), one index tensor per dim."""
+    if condition.dim() == 0:
+        condition = _op("unsqueeze")(condition, 0)
+    return list(_op("unbind.int")(_op("nonzero")(condition), 1))
+
+
 # --- eq / ne / lt / le / gt / ge -----------------------------------------------------------------------
 
 

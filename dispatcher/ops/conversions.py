@@ -179,6 +179,13 @@ def _check_copy_shapes(self: Tensor, src_shape: tuple[int, ...]) -> None:
 
 @impl("copy_", "CompositeExplicitAutograd")
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """``self`` overwritten with ``src`` (broadcast, cast); a Python number ``src`` is the wrapped number
+    PyTorch's binding makes of ``x.copy_(2.0)`` (copy_ is among the ops whose Tensor arguments take numbers)."""
+    if isinstance(src, (bool, int, float, complex)):
+        if self._data is not None and self._data.size:
+            with np.errstate(over="ignore", invalid="ignore"):
+                self._data[...] = src.real if isinstance(src, complex) and not self._dtype.is_complex else src
+        return self
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
     _check_copy_shapes(self, src._shape)

@@ -818,4 +818,15 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0., str padding_side=\"right\") -> Tensor", CIA, tags=()),
     OpDef("unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]", CEA, tags=()),
     OpDef("unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", CIA, tags=('maybe_aliasing_or_mutating',)),
+    # issue 17: the remaining div / divide / sub / subtract / rsub overloads torch lists, and where(condition)
+    OpDef("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", CEA, tags=('core', 'pointwise')),
+    OpDef("div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)", BACKEND, tags=('inplace', 'pointwise')),
+    OpDef("div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)", CEA, tags=('inplace', 'pointwise')),
+    OpDef("divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", CIA, tags=()),
+    OpDef("divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)", CIA, tags=('inplace',)),
+    OpDef("divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)", CIA, tags=('inplace',)),
+    OpDef("sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", CEA, tags=('inplace', 'pointwise')),
+    OpDef("subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", CIA, tags=('inplace',)),
+    OpDef("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", BACKEND, tags=()),
+    OpDef("where(Tensor condition) -> Tensor[]", CIA, tags=()),
 )

@@ -508,8 +508,21 @@ def native_layer_norm_backward(
         )
     x = _f64(input).reshape(m, n)
     dy = _f64(grad_out).reshape(m, n)
-    mu = _f64(mean).reshape(m, 1)
-    rs = _f64(rstd).reshape(m, 1)
+    # PyTorch's CPU kernel reads mean / rstd through their data pointers as M consecutive values, whatever their
+    # shape and strides (its meta function does not check them): a (2, 3) or (6, 1) mean gives its results, a
+    # transposed one its storage order, a longer one its first M values. Fewer than M values from the data pointer
+    # to the end of the storage would be read past its end (results that change from call to call): refused.
+    stats = []
+    for name, stat in (("mean", mean), ("rstd", rstd)):
+        flat, offset = stat._storage, stat._storage_offset
+        if flat is None or flat.size - offset < m:
+            raise RuntimeError(
+                f"native_layer_norm_backward: expected {name} to hold {m} values (one per row of input "
+                f"{list(input._shape)} over normalized_shape {list(normalized_shape)}), but got {name} of shape "
+                f"{list(stat._shape)} (PyTorch's CPU kernel reads past its end: undefined results)"
+            )
+        stats.append(flat[offset:offset + m].astype(np.float64).reshape(m, 1))
+    mu, rs = stats
     xhat = (x - mu) * rs
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:

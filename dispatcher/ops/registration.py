@@ -17,7 +17,7 @@ from .native_functions import BACKEND, CEA, CIA, NATIVE_FUNCTIONS
 
 #: the kernel modules, one per op family (``<family>_<aspect>`` where a family's kernels are split)
 KERNEL_MODULES = (
-    "arithmetic", "arithmetic_clamp", "arithmetic_rounding", "arithmetic_aliases", "transcendental", "comparison", "bitwise",
+    "arithmetic", "arithmetic_clamp", "arithmetic_rounding", "arithmetic_aliases", "arithmetic_overloads", "transcendental", "comparison", "bitwise",
     "reductions", "reductions_std_var", "reductions_cumulative",
     "views", "views_scatter", "views_composite", "shape", "indexing", "indexing_scatter",
     "factories", "conversions", "random", "random_sampling",

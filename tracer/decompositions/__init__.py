@@ -131,7 +131,7 @@ CORE_ATEN_DECOMPOSITION_OPS: tuple[OpOverload, ...] = tuple(_overload(n) for n i
     "addcmul_.default", "addcdiv_.default",
     "clamp_min.Tensor", "clamp_max.Tensor", "lerp.Scalar", "lerp.Tensor", "lerp_.Scalar", "lerp_.Tensor",
     "floor_divide.default", "floor_divide.Scalar", "frac.default", "frac_.default", "nan_to_num.default",
-    "nan_to_num_.default",
+    "nan_to_num_.default", "rsub.Tensor",
     # transcendental
     "sigmoid_backward.default", "tanh_backward.default", "logaddexp.default", "logit.default", "logit_.default",
     "logit_backward.default", "xlogy.Tensor", "xlogy_.Tensor",

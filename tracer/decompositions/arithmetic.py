@@ -4,7 +4,7 @@
 Corresponds to the entries of torch/_decomp/decompositions.py and the torch/_refs/__init__.py functions PyTorch
 2.13's ``core_aten_decompositions()`` uses for these ops; each calls the same aten ops in the same order:
 
-* ``rsub.Scalar``: ``sub`` with the operands swapped; ``clamp_min`` / ``clamp_max`` (a number or a Tensor bound):
+* ``rsub.Scalar`` / ``rsub.Tensor``: ``sub`` with the operands swapped; ``clamp_min`` / ``clamp_max`` (a number or a Tensor bound):
   ``clamp`` with the other bound ``None``;
 * ``sgn``: ``sign`` for real inputs; ``x / |x|``, 0 where ``|x|`` is 0, for complex ones;
 * ``addcmul`` / ``addcdiv``: ``self + value * tensor1 * tensor2`` (``/ tensor2``), with the DEFAULT / INT_TO_FLOAT
@@ -50,6 +50,11 @@ aten = namespace("aten")
 
 @register_decomposition(aten.rsub.Scalar)
 def rsub(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    return aten.sub.Tensor(other, self, alpha=alpha)
+
+
+@register_decomposition(aten.rsub.Tensor)
+def rsub_tensor(self: Tensor, other: Tensor, *, alpha: Any = 1) -> Tensor:
     return aten.sub.Tensor(other, self, alpha=alpha)
 
 

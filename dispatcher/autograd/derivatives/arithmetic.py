@@ -133,6 +133,27 @@ def _div_mode(ctx, grads, needs):
     return (g_self, g_other)
 
 
+@derivative("div.Scalar_mode", "DivBackward3", ("self",), save_inputs=("other", "rounding_mode"), save_meta=("self",))
+def _div_scalar_mode(ctx, grads, needs):
+    """div_tensor_self_backward with a number divisor: zeros of self's dtype when rounded, else ``grad / other``."""
+    if ctx.rounding_mode is not None:
+        return (aten.zeros_like.default(grads[0], **_options(grads[0], ctx.self._dtype)),)
+    return (aten.div.Scalar(grads[0], ctx.other),)
+
+
+inplace_of("div_.Tensor_mode", "div.Tensor_mode", clone_self_for=(1,))
+inplace_of("div_.Scalar_mode", "div.Scalar_mode")
+inplace_of("sub_.Scalar", "sub.Scalar")
+
+
+@derivative("rsub.Tensor", "RsubBackward0", ("self", "other"), save_inputs=("alpha",))
+def _rsub_tensor(ctx, grads, needs):
+    """other: ``grad``; self: ``-grad * alpha`` (maybe_multiply), in the formulas' alphabetical order."""
+    g = grads[0]
+    g_self = _scaled(aten.neg.default(g), ctx.alpha) if needs[0] else None
+    return (g_self, g if needs[1] else None)
+
+
 @derivative("neg", "NegBackward0", ("self",))
 def _neg(ctx, grads, needs):
     return (aten.neg.default(grads[0]),)
