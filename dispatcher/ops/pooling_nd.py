@@ -7,10 +7,13 @@ AdaptiveMaxPooling2d.cpp / AdaptiveMaxPooling3d.cpp, MaxUnpooling.cpp and the sh
 ``adaptive_max_pool1d`` are CompositeImplicitAutograd (the last unsqueezes a height of 1 and calls the 2-d op).
 
 NumPy, vectorized: windows with ``sliding_window_view`` over the three trailing dims (``_windows``); adaptive
-windows as gathered index grids clamped to each window (``_adaptive_index``) or, for the average, as per-dim
-averaging matrices contracted with ``einsum``; backward ops scatter with ``np.add.at`` over flat plane indices
-(max) or add the gradient back window offset by window offset (average; a loop over the kernel's few offsets,
-never over pixels). Indices are flat positions in one plane (``t * H * W + h * W + w``); NaN wins a max.
+windows as gathered index grids clamped to each window (``_adaptive_index``) or, for the average, per-dim window
+sums (a loop over the longest window's offsets, so only a window's own elements enter it); backward ops scatter
+with ``np.add.at`` over flat plane indices (max) or add the gradient back window offset by window offset
+(average; a loop over the kernel's few offsets, never over pixels). Indices are flat positions in one plane
+(``t * H * W + h * W + w``); NaN wins a max, the window's last NaN as in PyTorch's ``val > max || isnan(val)``.
+The backward ops check like PyTorch's CPU kernels: output sizes taken from the gradient, the gradient's dtype
+against self's, the indices' rank, sizes and int64 dtype.
 """
 
 from __future__ import annotations

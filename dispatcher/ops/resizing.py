@@ -7,9 +7,10 @@ Corresponds to aten/src/ATen/native/UpSample.h / UpSample.cpp (``compute_output_
 ``upsample_*.vec`` CIA kernels (output size from the scale factors, then the ``.default`` op with the factors as
 scales), cpu/UpSampleKernel.cpp and PixelShuffle.cpp.
 
-NumPy, vectorized and separable: every mode is, per spatial dim, a (output, input) weight matrix (one-hot rows for
-nearest, two taps for linear, four clamped taps for cubic) applied along that axis with ``tensordot``; nearest
-gathers with ``take`` instead (exact for any dtype) and every backward op applies the transposed matrices. Scales
+NumPy, vectorized and separable: every mode is, per spatial dim, a few taps (source index, weight) per output (one
+unweighted tap for nearest, two for linear, four clamped ones for cubic): forward gathers each tap along that axis
+with ``take`` and sums the weighted taps, backward scatter-adds them with ``np.add.at``. Only the taps an output
+reads enter it, as in PyTorch's kernels, so an inf in the input gives inf / nan exactly where PyTorch's does. Scales
 and source indices are computed in the kernels' opmath type (float32 for float32 / half inputs), so rounding of
 ``floor(i * scale)`` matches PyTorch's.
 """
