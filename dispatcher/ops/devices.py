@@ -40,7 +40,7 @@ SAME_DEVICE = frozenset({
     "hardtanh_backward", "heaviside", "heaviside_", "huber_loss", "huber_loss_backward", "hypot", "hypot_",
     "le.Tensor", "leaky_relu_backward", "lerp.Scalar", "lerp.Tensor", "lerp_.Scalar", "lerp_.Tensor",
     "log_sigmoid_backward", "logaddexp", "logical_and", "logical_or", "logical_xor", "logit_backward", "lt.Tensor",
-    "masked_fill.Scalar", "max.other", "max_unpool2d", "maximum", "min.other", "minimum", "mish_backward", "mse_loss",
+    "masked_fill.Scalar", "max.other", "maximum", "min.other", "minimum", "mish_backward", "mse_loss",
     "mse_loss_backward", "mul.Tensor", "mv", "native_batch_norm", "native_group_norm", "native_group_norm_backward",
     "native_layer_norm", "native_layer_norm_backward", "ne.Tensor", "nll_loss2d_backward", "nll_loss2d_forward",
     "nll_loss_backward", "nll_loss_forward", "pow.Tensor_Tensor", "remainder.Tensor", "remainder_.Tensor",
@@ -50,8 +50,9 @@ SAME_DEVICE = frozenset({
 })
 #: masked_fill with a tensor value: the value's device against self's first
 _MASKED_FILL = frozenset({"masked_fill.Tensor", "masked_fill_.Tensor"})
-#: ops whose Meta function checks only some arguments' devices, in this order (addmm: mat1, then self)
-_SOME_SAME_DEVICE = {"addmm": (1, 0)}
+#: ops whose Meta function checks only some arguments' devices, in this order (addmm: mat1, then self; max_unpool2d:
+#: indices, then self)
+_SOME_SAME_DEVICE = {"addmm": (1, 0), "max_unpool2d": (1, 0)}
 #: ops whose divisor must be on the dividend's device (div's rounding modes)
 _DIVISOR = frozenset({"div.Tensor_mode", "divide.Tensor_mode", "floor_divide", "floor_divide_.Tensor"})
 #: index_add / index_copy: self, index and source on one device

@@ -83,12 +83,13 @@ class Pool3d:
                         for s, k, p, d, dl in zip(sizes, self.kernel, self.padding, self.stride, self.dilation))
         (kt, kh, kw), (dt, dh, dw), (pt, ph, pw) = self.kernel, self.stride, self.padding
         dlt, dlh, dlw = self.dilation
+        c = "," if is_meta(input) else ""  # the Python meta function separates with commas, Pool.h does not
         if not (kt > 0 and kw > 0 and kh > 0):
-            raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt}, kH: {kh}, kW: {kw}")
+            raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt}{c} kH: {kh}{c} kW: {kw}")
         if not (dt > 0 and dw > 0 and dh > 0):
-            raise RuntimeError(f"stride should be greater than zero, but got dT: {dt}, dH: {dh}, dW: {dw}")
+            raise RuntimeError(f"stride should be greater than zero, but got dT: {dt}{c} dH: {dh}{c} dW: {dw}")
         if not (dlt > 0 and dlw > 0 and dlh > 0):
-            raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dlt}, dilationH: {dlh}, "
+            raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dlt}{c} dilationH: {dlh}{c} "
                                f"dilationW: {dlw}")
         for i, s in enumerate(input._shape):
             if not (input.dim() == 5 and i == 0) and s <= 0:

@@ -306,7 +306,8 @@ def _interp(name: str, mode: str, self: Tensor, output_size: Sequence[int], alig
     if is_meta(self):
         return materialize(meta, None, self)
     if not self._dtype.is_floating_point:
-        raise not_implemented(f"{name}_channels_last" if mode == "linear" else name, self._dtype)
+        kernel = f"{name}_channels_last" if mode == "linear" and nd == 2 else f"compute_indices_weights_{mode}"
+        raise not_implemented(kernel, self._dtype)
     taps = _taps(mode, self._shape[2:], out, align_corners, scales, _opmath(self._dtype))
     return materialize(meta, _apply(self._data.astype(np.float64), taps), self)
 
