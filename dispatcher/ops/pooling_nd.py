@@ -7,10 +7,13 @@ AdaptiveMaxPooling2d.cpp / AdaptiveMaxPooling3d.cpp, MaxUnpooling.cpp and the sh
 ``adaptive_max_pool1d`` are CompositeImplicitAutograd (the last unsqueezes a height of 1 and calls the 2-d op).
 
 NumPy, vectorized: windows with ``sliding_window_view`` over the three trailing dims (``_windows``); adaptive
-windows as gathered index grids clamped to each window (``_adaptive_index``) or, for the average, as per-dim
-averaging matrices contracted with ``einsum``; backward ops scatter with ``np.add.at`` over flat plane indices
-(max) or add the gradient back window offset by window offset (average; a loop over the kernel's few offsets,
-never over pixels). Indices are flat positions in one plane (``t * H * W + h * W + w``); NaN wins a max.
+windows as gathered index grids clamped to each window (``_adaptive_index``) or, for the average, per-dim window
+sums (a loop over the longest window's offsets, so only a window's own elements enter it); backward ops scatter
+with ``np.add.at`` over flat plane indices (max) or add the gradient back window offset by window offset
+(average; a loop over the kernel's few offsets, never over pixels). Indices are flat positions in one plane
+(``t * H * W + h * W + w``); NaN wins a max, the window's last NaN as in PyTorch's ``val > max || isnan(val)``.
+The backward ops check like PyTorch's CPU kernels: output sizes taken from the gradient, the gradient's dtype
+against self's, the indices' rank, sizes and int64 dtype.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
 from .arithmetic import _c_name
-from .kernel_dtypes import compute_dtype, is_meta, not_implemented
+from .fp_errors import quiet_fp
+from .kernel_dtypes import _expected_scalar_type, compute_dtype, is_meta, not_implemented
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize, scalar_type_name
 from .pooling import _adaptive_bounds, _check_dim_size, _sizes, pooling_output_shape
@@ -65,20 +69,27 @@ class Pool3d:
         self.ceil_mode = bool(ceil_mode)
         self.avg = avg
 
-    def output_size(self, input: Tensor, fn_name: str) -> tuple[int, int, int]:  # noqa: A002
+    def output_size(self, input: Tensor, fn_name: str,  # noqa: A002
+                    given: Sequence[int] | None = None) -> tuple[int, int, int]:
+        """The checked output size: computed (``pooling_output_shape``), or ``given`` (the backward ops take the
+        gradient's sizes as the output's and check only those, as the CPU kernels do)."""
         if input.dim() not in (4, 5):
             raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
         sizes = input._shape[-3:]
-        out = tuple(pooling_output_shape(s, k, p, d, dl, self.ceil_mode)
-                    for s, k, p, d, dl in zip(sizes, self.kernel, self.padding, self.stride, self.dilation))
+        if given is not None:
+            out = tuple(int(o) for o in given)
+        else:
+            out = tuple(pooling_output_shape(s, k, p, d, dl, self.ceil_mode)
+                        for s, k, p, d, dl in zip(sizes, self.kernel, self.padding, self.stride, self.dilation))
         (kt, kh, kw), (dt, dh, dw), (pt, ph, pw) = self.kernel, self.stride, self.padding
         dlt, dlh, dlw = self.dilation
+        c = "," if is_meta(input) else ""  # the Python meta function separates with commas, Pool.h does not
         if not (kt > 0 and kw > 0 and kh > 0):
-            raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt}, kH: {kh}, kW: {kw}")
+            raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt}{c} kH: {kh}{c} kW: {kw}")
         if not (dt > 0 and dw > 0 and dh > 0):
-            raise RuntimeError(f"stride should be greater than zero, but got dT: {dt}, dH: {dh}, dW: {dw}")
+            raise RuntimeError(f"stride should be greater than zero, but got dT: {dt}{c} dH: {dh}{c} dW: {dw}")
         if not (dlt > 0 and dlw > 0 and dlh > 0):
-            raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dlt}, dilationH: {dlh}, "
+            raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dlt}{c} dilationH: {dlh}{c} "
                                f"dilationW: {dlw}")
         for i, s in enumerate(input._shape):
             if not (input.dim() == 5 and i == 0) and s <= 0:
@@ -132,17 +143,23 @@ def _argmax_windows(vals: np.ndarray, flat: np.ndarray, floating: bool, fill: An
     if floating:
         isnan = np.isnan(vals)
         best = np.where(valid, vals, -np.inf).max(axis=-1, keepdims=True)
-        hit = np.where(isnan.any(axis=-1, keepdims=True), isnan, valid & (vals == best))
+        anynan = isnan.any(axis=-1, keepdims=True)
+        hit = np.where(anynan, isnan, valid & (vals == best))
+        pos = np.argmax(hit, axis=-1)[..., None]
+        # PyTorch's `val > maxval || isnan(val)` keeps the window's last NaN
+        last = hit.shape[-1] - 1 - np.argmax(hit[..., ::-1], axis=-1)[..., None]
+        pos = np.where(anynan, last, pos)
     else:
         best = np.where(valid, vals, fill).max(axis=-1, keepdims=True)
-        hit = valid & (vals == best)
-    pos = np.argmax(hit, axis=-1)[..., None]
+        pos = np.argmax(valid & (vals == best), axis=-1)[..., None]
     return np.take_along_axis(vals, pos, axis=-1)[..., 0], np.take_along_axis(flat, pos, axis=-1)[..., 0]
 
 
 def _scatter_indices(grad: Tensor, indices: Tensor, self: Tensor, nd: int) -> np.ndarray:
     """The gradient of a max: each output's gradient added at its saved flat plane index."""
     ct = compute_dtype(self._dtype)
+    if grad.numel() == 0:  # an empty gradient adds nothing (PyTorch's kernels loop over the gradient)
+        return np.zeros(self._shape, dtype=ct)
     plane = math.prod(self._shape[-nd:])
     planes = math.prod(self._shape[:-nd])
     g = grad._data.astype(ct).reshape(planes, -1)
@@ -180,8 +197,9 @@ def max_pool3d_with_indices(self: Tensor, kernel_size: Sequence[int], stride: Se
     fill = -np.inf if self._dtype.is_floating_point else np.iinfo(np.int64).min
     vals, flat = _windows(self._data.astype(compute_dtype(self._dtype), copy=False), pool.kernel, pool.stride,
                           pool.padding, pool.dilation, out, fill)
-    vals = vals.reshape(*vals.shape[:-3], -1)
-    values, indices = _argmax_windows(vals, flat.reshape(*flat.shape[:-3], -1), self._dtype.is_floating_point, fill)
+    vals = vals.reshape(*vals.shape[:-3], math.prod(vals.shape[-3:]))
+    values, indices = _argmax_windows(vals, flat.reshape(*flat.shape[:-3], math.prod(flat.shape[-3:])),
+                                      self._dtype.is_floating_point, fill)
     return materialize(out_meta, values, self), materialize(idx_meta, indices, self)
 
 
@@ -190,12 +208,26 @@ def max_pool3d_with_indices_backward(grad_output: Tensor, self: Tensor, kernel_s
                                      stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
                                      ceil_mode: bool, indices: Tensor) -> Tensor:
     pool = Pool3d("max_pool3d", self, kernel_size, stride, padding, dilation, ceil_mode)
-    out = pool.output_size(self, "max_pool3d_with_indices_backward()")
+    if not is_meta(self) and grad_output._dtype is not self._dtype:
+        raise RuntimeError(f"expected dtype {_c_name(self._dtype)} for `gradOutput` but got dtype "
+                           f"{_c_name(grad_output._dtype)}")
+    # the CPU kernel takes the output sizes from the gradient (so padding / ceil_mode are not re-derived)
+    given = grad_output._shape[-3:] if grad_output.dim() >= 3 else None
+    out = pool.output_size(self, "max_pool3d_with_indices_backward()", given)
     _check_backward_sizes3d(self, out, grad_output, indices)
     meta = _meta(self._shape, self._dtype)
     if is_meta(self):
         return materialize(meta, None, self)
+    if not self._dtype.is_floating_point:
+        raise not_implemented("max_pool3d_backward", self._dtype)
+    _check_long_indices(indices)
     return materialize(meta, _scatter_indices(grad_output, indices, self, 3), self)
+
+
+def _check_long_indices(indices: Tensor) -> None:
+    """The kernels read the indices as int64 (``data_ptr<int64_t>``)."""
+    if indices._dtype is not _dt.int64:
+        raise _expected_scalar_type(_dt.int64, indices._dtype)
 
 
 @impl("max_pool3d", "CompositeImplicitAutograd")
@@ -261,6 +293,8 @@ def avg_pool3d_backward(grad_output: Tensor, self: Tensor, kernel_size: Sequence
     meta = _meta(self._shape, self._dtype)
     if is_meta(self):
         return materialize(meta, None, self)
+    if grad_output._dtype is not self._dtype:  # the kernel reads the gradient as self's type
+        raise _expected_scalar_type(self._dtype, grad_output._dtype)
     div = _avg_divisors3d(pool, self._shape[-3:], out, count_include_pad, divisor_override)
     g = grad_output._data.astype(np.float64) / div
     grad = _add_back_windows(g, self._shape, pool.kernel, pool.stride, pool.padding, out)
@@ -285,12 +319,40 @@ def _add_back_windows(g: np.ndarray, shape: Sequence[int], kernel: Sequence[int]
 # --- 3-d adaptive average pooling ------------------------------------------------------------------------------------
 
 
-def _averaging_matrix(size: int, out: int) -> np.ndarray:
-    """(out, size): row ``o`` averages the adaptive window ``[floor(o*size/out), ceil((o+1)*size/out))``."""
+def _adaptive_windows(size: int, out: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(start, end, offsets) of the adaptive windows ``[floor(o*size/out), ceil((o+1)*size/out))``; ``offsets``
+    runs over the longest window."""
     start, end = _adaptive_bounds(size, out)
-    pos = np.arange(size)
-    inside = (pos[None, :] >= start[:, None]) & (pos[None, :] < end[:, None])
-    return inside / (end - start)[:, None]
+    kmax = int((end - start).max()) if out else 0
+    return start, end, np.arange(kmax)
+
+
+@quiet_fp
+def _adaptive_mean_axis(x: np.ndarray, axis: int, out: int) -> np.ndarray:
+    """The adaptive average along ``axis``: each window's sum (only its own elements, so an inf elsewhere stays
+    out of it) divided by its length."""
+    start, end, offs = _adaptive_windows(x.shape[axis], out)
+    xm = np.moveaxis(x, axis, 0)
+    acc = np.zeros((out, *xm.shape[1:]))
+    for k in offs:
+        valid = start + k < end
+        acc[valid] += xm[(start + k)[valid]]
+    tail = (1,) * (xm.ndim - 1)
+    return np.moveaxis(acc / (end - start).reshape(-1, *tail), 0, axis)
+
+
+@quiet_fp
+def _adaptive_mean_axis_backward(g: np.ndarray, axis: int, size: int) -> np.ndarray:
+    """The transpose of ``_adaptive_mean_axis``: each output's gradient over its window's length added to every
+    input position of the window."""
+    start, end, offs = _adaptive_windows(size, g.shape[axis])
+    gm = np.moveaxis(g, axis, 0)
+    gm = gm / (end - start).reshape(-1, *(1,) * (gm.ndim - 1))
+    acc = np.zeros((size, *gm.shape[1:]))
+    for k in offs:
+        valid = start + k < end
+        np.add.at(acc, (start + k)[valid], gm[valid])
+    return np.moveaxis(acc, 0, axis)
 
 
 @impl("_adaptive_avg_pool3d", "CPU", "Meta")
@@ -305,13 +367,26 @@ def _adaptive_avg_pool3d(self: Tensor, output_size: Sequence[int]) -> Tensor:
                                f"dimensions, but input has sizes {_sizes(self._shape)} with dimension {i} being "
                                "empty")
     out = tuple(int(s) for s in output_size)
-    meta = _meta((*self._shape[:-3], *out), self._dtype)
+    shape = (*self._shape[:-3], *out)
+    if any(o < 0 for o in out):
+        if is_meta(self):
+            _check_non_negative(shape)
+        raise RuntimeError("numel: integer multiplication overflow")  # the CPU kernel's resize of the output
+    meta = _meta(shape, self._dtype)
     if is_meta(self):
         return materialize(meta, None, self)
     if not self._dtype.is_floating_point:
         raise not_implemented("adaptive_avg_pool3d_cpu", self._dtype)
-    a, b, c = (_averaging_matrix(s, o) for s, o in zip(self._shape[-3:], out))
-    return materialize(meta, np.einsum("...ijk,ai,bj,ck->...abc", self._data.astype(np.float64), a, b, c), self)
+    x = self._data.astype(np.float64)
+    for d, o in enumerate(out):
+        x = _adaptive_mean_axis(x, x.ndim - 3 + d, o)
+    return materialize(meta, x, self)
+
+
+def _check_non_negative(shape: Sequence[int]) -> None:
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {_sizes(shape)}")
 
 
 @impl("_adaptive_avg_pool3d_backward", "CPU", "Meta")
@@ -324,9 +399,17 @@ def _adaptive_avg_pool3d_backward(grad_output: Tensor, self: Tensor) -> Tensor:
     meta = _meta(self._shape, self._dtype)
     if is_meta(self):
         return materialize(meta, None, self)
-    a, b, c = (_averaging_matrix(s, o) for s, o in zip(self._shape[-3:], grad_output._shape[-3:]))
+    if grad_output.dim() != self.dim():
+        raise RuntimeError(f"adaptive_avg_pool3d_backward_out_cpu_template: Expected dimensions {self.dim()} for "
+                           f"`gradOutput_` but got dimensions {grad_output.dim()}")
+    if not self._dtype.is_floating_point:
+        raise not_implemented("adaptive_avg_pool3d_backward_cpu", self._dtype)
+    if grad_output._dtype is not self._dtype:
+        raise _expected_scalar_type(self._dtype, grad_output._dtype)
     g = grad_output._data.astype(np.float64)
-    return materialize(meta, np.einsum("...abc,ai,bj,ck->...ijk", g, a, b, c), self)
+    for d, size in enumerate(self._shape[-3:]):
+        g = _adaptive_mean_axis_backward(g, g.ndim - 3 + d, size)
+    return materialize(meta, g, self)
 
 
 @impl("adaptive_avg_pool3d", "CompositeImplicitAutograd")
@@ -363,11 +446,15 @@ def _adaptive_max(self: Tensor, output_size: Sequence[int], nd: int) -> tuple[Te
         raise RuntimeError(f"{name}(): internal error: output_size.size() must be {nd}")
     out = tuple(int(s) for s in output_size)
     shape = (*self._shape[:-nd], *out)
+    _check_non_negative(shape)
     out_meta, idx_meta = _meta(shape, self._dtype), _meta(shape, _dt.int64)
     if is_meta(self):
         return materialize(out_meta, None, self), materialize(idx_meta, None, self)
     if not self._dtype.is_floating_point:
         raise not_implemented(f"adaptive_max_pool{nd}d" if nd == 2 else "adaptive_max_pool3d_cpu", self._dtype)
+    if math.prod(shape) == 0:
+        return (materialize(out_meta, np.zeros(shape), self),
+                materialize(idx_meta, np.zeros(shape, dtype=np.int64), self))
     sizes = self._shape[-nd:]
     grids = [_adaptive_index(s, o) for s, o in zip(sizes, out)]
     # index arrays broadcasting to (*out, *kmax): dim i varies along axes i (output) and nd + i (window)
@@ -378,8 +465,8 @@ def _adaptive_max(self: Tensor, output_size: Sequence[int], nd: int) -> tuple[Te
         ix.append(g.reshape(shape_i))
     vals = self._data.astype(np.float64)[(Ellipsis, *ix)]
     flat = sum(ix[i] * math.prod(sizes[i + 1:]) for i in range(nd))  # broadcasts to (*out, *kmax)
-    vals = vals.reshape(*vals.shape[:-nd], -1)
-    values, indices = _argmax_windows(vals, flat.reshape(*out, -1), True, -np.inf)
+    vals = vals.reshape(*vals.shape[:-nd], math.prod(vals.shape[-nd:]))
+    values, indices = _argmax_windows(vals, flat.reshape(*out, vals.shape[-1]), True, -np.inf)
     return materialize(out_meta, values, self), materialize(idx_meta, indices, self)
 
 
@@ -387,17 +474,30 @@ def _adaptive_max_backward(grad_output: Tensor, self: Tensor, indices: Tensor, n
     if nd == 2 and grad_output.dim() not in (3, 4):
         raise RuntimeError("adaptive_max_pooling2d_backward(): Expected 3D or 4D grad_output, but got: "
                            f"{_sizes(grad_output._shape)}")
+    if nd == 3 and grad_output.dim() not in (4, 5):
+        raise RuntimeError("adaptive_max_pool3d_backward(): Expected 4D or 5D gradOutput, but got: "
+                           f"{_sizes(grad_output._shape)}")
+    gname = "grad_output" if nd == 2 else "gradOutput"
     for i in range(1, grad_output.dim()):
         if grad_output._shape[i] <= 0:
             raise RuntimeError(f"adaptive_max_pool{nd}d_backward(): Expected grad_output to have non-zero size for "
                                f"non-batch dimensions, but grad_output has sizes {_sizes(grad_output._shape)} "
                                f"with dimension {i} being empty")
     if self._dtype is not grad_output._dtype:
-        raise RuntimeError(f"expected dtype {_c_name(self._dtype)} for `grad_output` but got dtype "
+        raise RuntimeError(f"expected dtype {_c_name(self._dtype)} for `{gname}` but got dtype "
                            f"{_c_name(grad_output._dtype)}")
     meta = _meta(self._shape, self._dtype)
     if is_meta(self):
         return materialize(meta, None, self)
+    # the CPU kernel's checks: indices shaped like self's rank, the gradient like the indices, then the dtypes
+    if indices.dim() != self.dim():
+        raise RuntimeError(f"expected dimensions {self.dim()} for `indices` but got dimensions {indices.dim()}")
+    if tuple(grad_output._shape) != tuple(indices._shape):
+        raise RuntimeError(f"expected sizes {_sizes(indices._shape)} for `{gname}` but got sizes "
+                           f"{_sizes(grad_output._shape)}")
+    if not self._dtype.is_floating_point:
+        raise not_implemented(f"adaptive_max_pool{nd}d_backward", self._dtype)
+    _check_long_indices(indices)
     return materialize(meta, _scatter_indices(grad_output, indices, self, nd), self)
 
 
@@ -466,6 +566,8 @@ def max_unpool2d(self: Tensor, indices: Tensor, output_size: Sequence[int]) -> T
     meta = _meta((*self._shape[:-2], oh, ow), self._dtype)
     if is_meta(self):
         return materialize(meta, None, self)
+    if not self._dtype.is_floating_point:
+        raise not_implemented("max_unpool2d", self._dtype)
     planes = math.prod(self._shape[:-2])
     idx = indices._data.reshape(planes, -1)
     if idx.size and (idx.min() < 0 or idx.max() >= oh * ow):

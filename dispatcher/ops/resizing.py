@@ -7,9 +7,10 @@ Corresponds to aten/src/ATen/native/UpSample.h / UpSample.cpp (``compute_output_
 ``upsample_*.vec`` CIA kernels (output size from the scale factors, then the ``.default`` op with the factors as
 scales), cpu/UpSampleKernel.cpp and PixelShuffle.cpp.
 
-NumPy, vectorized and separable: every mode is, per spatial dim, a (output, input) weight matrix (one-hot rows for
-nearest, two taps for linear, four clamped taps for cubic) applied along that axis with ``tensordot``; nearest
-gathers with ``take`` instead (exact for any dtype) and every backward op applies the transposed matrices. Scales
+NumPy, vectorized and separable: every mode is, per spatial dim, a few taps (source index, weight) per output (one
+unweighted tap for nearest, two for linear, four clamped ones for cubic): forward gathers each tap along that axis
+with ``take`` and sums the weighted taps, backward scatter-adds them with ``np.add.at``. Only the taps an output
+reads enter it, as in PyTorch's kernels, so an inf in the input gives inf / nan exactly where PyTorch's does. Scales
 and source indices are computed in the kernels' opmath type (float32 for float32 / half inputs), so rounding of
 ``floor(i * scale)`` matches PyTorch's.
 """
@@ -23,6 +24,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
+from .fp_errors import quiet_fp
 from .kernel_dtypes import is_meta, not_implemented
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize
@@ -59,7 +61,8 @@ def _common_check(nd: int, input_size: Sequence[int], output_size: Sequence[int]
 
 def _check_input(self: Tensor, nd: int, output_size: Sequence[int]) -> None:
     _common_check(nd, self._shape, output_size)
-    if not (self.numel() != 0 and self.dim() == nd + 2):
+    # the meta functions' check: an empty input is fine while its non-batch sizes are all non-zero
+    if not ((self.numel() != 0 or int(np.prod(self._shape[1:])) != 0) and self.dim() == nd + 2):
         raise RuntimeError(f"Non-empty {nd + 2}D data tensor expected but got a tensor with sizes "
                            f"{_sizes(self._shape)}")
 
@@ -102,9 +105,10 @@ def _nearest_index(in_size: int, out_size: int, scale: float | None, exact: bool
     return np.minimum(np.floor(src.astype(np.float32) if op is np.float32 else src).astype(np.int64), in_size - 1)
 
 
-def _linear_matrix(in_size: int, out_size: int, align_corners: bool, scale: float | None, op: type) -> np.ndarray:
-    """(out, in) weights of linear interpolation: source index clamped at 0, two taps ``i0`` and ``i0 + 1`` (the
-    second only inside the input), ``lambda`` clamped to [0, 1]."""
+def _linear_taps(in_size: int, out_size: int, align_corners: bool, scale: float | None,
+                 op: type) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Linear interpolation as two taps (index, weight) per output: source index clamped at 0, taps ``i0`` and
+    ``i0 + 1`` (the second only inside the input, else ``i0`` again), ``lambda`` clamped to [0, 1]."""
     s = _scale(in_size, out_size, scale, op, align_corners)
     dst = np.arange(out_size).astype(op)
     real = s * dst if align_corners else s * (dst + op(0.5)) - op(0.5)
@@ -112,15 +116,12 @@ def _linear_matrix(in_size: int, out_size: int, align_corners: bool, scale: floa
     i0 = np.minimum(np.floor(real).astype(np.int64), in_size - 1)
     lam1 = np.clip(real - i0, 0, 1).astype(np.float64)
     i1 = i0 + (i0 < in_size - 1)
-    w = np.zeros((out_size, in_size))
-    rows = np.arange(out_size)
-    np.add.at(w, (rows, i0), 1.0 - lam1)
-    np.add.at(w, (rows, i1), lam1)
-    return w
+    return [(i0, 1.0 - lam1), (i1, lam1)]
 
 
-def _cubic_matrix(in_size: int, out_size: int, align_corners: bool, scale: float | None, op: type) -> np.ndarray:
-    """(out, in) weights of bicubic interpolation (``A = -0.75``), taps ``x - 1 .. x + 2`` clamped to the input."""
+def _cubic_taps(in_size: int, out_size: int, align_corners: bool, scale: float | None,
+                op: type) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Bicubic interpolation (``A = -0.75``) as four taps ``x - 1 .. x + 2`` clamped to the input."""
     s = _scale(in_size, out_size, scale, op, align_corners)
     dst = np.arange(out_size).astype(op)
     real = s * dst if align_corners else s * (dst + op(0.5)) - op(0.5)
@@ -135,36 +136,49 @@ def _cubic_matrix(in_size: int, out_size: int, align_corners: bool, scale: float
         return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
 
     coeffs = [conv2(t + op(1)), conv1(t), conv1(op(1) - t), conv2(op(2) - t)]
-    w = np.zeros((out_size, in_size))
-    rows = np.arange(out_size)
-    for k, c in enumerate(coeffs):
-        np.add.at(w, (rows, np.clip(x.astype(np.int64) - 1 + k, 0, in_size - 1)), c.astype(np.float64))
-    return w
+    return [(np.clip(x.astype(np.int64) - 1 + k, 0, in_size - 1), c.astype(np.float64))
+            for k, c in enumerate(coeffs)]
 
 
-def _apply(x: np.ndarray, mats: Sequence[np.ndarray], transpose: bool = False) -> np.ndarray:
-    """Each (out, in) matrix applied along its spatial axis (the trailing ``len(mats)`` axes): a batched
-    ``matmul`` of the matrix with the input viewed as (leading, size, trailing), no transposes of the data."""
-    nd = len(mats)
-    for d, w in enumerate(mats):
-        w = w.T if transpose else w
+def _shape_w(w: np.ndarray, ndim: int, axis: int) -> np.ndarray:
+    return w.reshape((-1,) + (1,) * (ndim - axis - 1))
+
+
+@quiet_fp
+def _apply(x: np.ndarray, taps: Sequence[list[tuple[np.ndarray, np.ndarray | None]]]) -> np.ndarray:
+    """Per spatial axis (the trailing ``len(taps)`` axes), the weighted sum of the gathered taps: only the taps an
+    output reads enter it (so an inf elsewhere in the input stays out of it, as in PyTorch's kernels)."""
+    nd = len(taps)
+    for d, axis_taps in enumerate(taps):
         axis = x.ndim - nd + d
-        lead, trail = x.shape[:axis], x.shape[axis + 1:]
-        y = np.matmul(w, x.reshape(int(np.prod(lead)), x.shape[axis], int(np.prod(trail))))
-        x = y.reshape(*lead, w.shape[0], *trail)
+        y = None
+        for idx, w in axis_taps:
+            g = np.take(x, idx, axis=axis)
+            term = g if w is None else g * _shape_w(w, x.ndim, axis)
+            y = term if y is None else y + term
+        x = y
     return x
 
 
-def _matrices(mode: str, in_sizes: Sequence[int], out_sizes: Sequence[int], align_corners: bool,
-              scales: Sequence[float | None], op: type) -> list[np.ndarray]:
-    build = _cubic_matrix if mode == "cubic" else _linear_matrix
+@quiet_fp
+def _apply_backward(g: np.ndarray, taps: Sequence[list[tuple[np.ndarray, np.ndarray | None]]],
+                    in_sizes: Sequence[int]) -> np.ndarray:
+    """The transpose of ``_apply``: each tap's weighted gradient scatter-added to its source index."""
+    nd = len(taps)
+    for d, (axis_taps, n) in enumerate(zip(taps, in_sizes)):
+        axis = g.ndim - nd + d
+        res = np.zeros((n, *g.shape[:axis], *g.shape[axis + 1:]), dtype=g.dtype)
+        for idx, w in axis_taps:
+            term = g if w is None else g * _shape_w(w, g.ndim, axis)
+            np.add.at(res, idx, np.moveaxis(term, axis, 0))
+        g = np.moveaxis(res, 0, axis)
+    return g
+
+
+def _taps(mode: str, in_sizes: Sequence[int], out_sizes: Sequence[int], align_corners: bool,
+          scales: Sequence[float | None], op: type) -> list[list[tuple[np.ndarray, np.ndarray]]]:
+    build = _cubic_taps if mode == "cubic" else _linear_taps
     return [build(i, o, align_corners, s, op) for i, o, s in zip(in_sizes, out_sizes, scales)]
-
-
-def _nearest_matrix(idx: np.ndarray, in_size: int) -> np.ndarray:
-    w = np.zeros((idx.size, in_size))
-    w[np.arange(idx.size), idx] = 1.0
-    return w
 
 
 # --- nearest -----------------------------------------------------------------------------------------------------
@@ -177,8 +191,9 @@ def _nearest(self: Tensor, output_size: Sequence[int], scales: Sequence[float | 
     meta = _meta((*self._shape[:2], *out), self._dtype)
     if is_meta(self):
         return materialize(meta, None, self)
-    if self._dtype.is_complex:
-        raise not_implemented("upsample_nearest", self._dtype)
+    if not (self._dtype.is_floating_point or self._dtype is _dt.uint8):
+        raise not_implemented("upsample_nearest2d_channels_last" if nd == 2 else "compute_indices_weights_nearest",
+                              self._dtype)
     op = _opmath(self._dtype)
     x = self._data
     for d, (i, o, s) in enumerate(zip(self._shape[2:], out, scales)):
@@ -186,17 +201,19 @@ def _nearest(self: Tensor, output_size: Sequence[int], scales: Sequence[float | 
     return materialize(meta, x, self)
 
 
-def _nearest_backward(grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int],
+def _nearest_backward(name: str, grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int],
                       scales: Sequence[float | None], exact: bool) -> Tensor:
     nd = len(scales)
     _check_grad(grad_output, nd, output_size, input_size)
     meta = _meta(tuple(int(s) for s in input_size), grad_output._dtype)
     if is_meta(grad_output):
         return materialize(meta, None, grad_output)
+    if not grad_output._dtype.is_floating_point:
+        raise not_implemented(name, grad_output._dtype)
     op = _opmath(grad_output._dtype)
-    mats = [_nearest_matrix(_nearest_index(i, o, s, exact, op), i)
-            for i, o, s in zip(input_size[2:], output_size, scales)]
-    return materialize(meta, _apply(grad_output._data.astype(np.float64), mats, transpose=True), grad_output)
+    taps = [[(_nearest_index(i, o, s, exact, op), None)] for i, o, s in zip(input_size[2:], output_size, scales)]
+    return materialize(meta, _apply_backward(grad_output._data.astype(np.float64), taps, input_size[2:]),
+                       grad_output)
 
 
 @impl("upsample_nearest1d", "CPU", "Meta")
@@ -236,39 +253,45 @@ def _upsample_nearest_exact3d(self: Tensor, output_size: Sequence[int], scales_d
 @impl("upsample_nearest1d_backward", "CPU", "Meta")
 def upsample_nearest1d_backward(grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int],
                                 scales: float | None = None) -> Tensor:
-    return _nearest_backward(grad_output, output_size, input_size, [scales], False)
+    return _nearest_backward("upsample_nearest1d_backward", grad_output, output_size, input_size,
+                             [scales], False)
 
 
 @impl("upsample_nearest2d_backward", "CPU", "Meta")
 def upsample_nearest2d_backward(grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int],
                                 scales_h: float | None = None, scales_w: float | None = None) -> Tensor:
-    return _nearest_backward(grad_output, output_size, input_size, [scales_h, scales_w], False)
+    return _nearest_backward("upsample_nearest2d_backward", grad_output, output_size, input_size,
+                             [scales_h, scales_w], False)
 
 
 @impl("upsample_nearest3d_backward", "CPU", "Meta")
 def upsample_nearest3d_backward(grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int],
                                 scales_d: float | None = None, scales_h: float | None = None,
                                 scales_w: float | None = None) -> Tensor:
-    return _nearest_backward(grad_output, output_size, input_size, [scales_d, scales_h, scales_w], False)
+    return _nearest_backward("upsample_nearest3d_backward", grad_output, output_size, input_size,
+                             [scales_d, scales_h, scales_w], False)
 
 
 @impl("_upsample_nearest_exact1d_backward", "CPU", "Meta")
 def _upsample_nearest_exact1d_backward(grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int],
                                        scales: float | None = None) -> Tensor:
-    return _nearest_backward(grad_output, output_size, input_size, [scales], True)
+    return _nearest_backward("_upsample_nearest_exact1d_backward", grad_output, output_size, input_size,
+                             [scales], True)
 
 
 @impl("_upsample_nearest_exact2d_backward", "CPU", "Meta")
 def _upsample_nearest_exact2d_backward(grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int],
                                        scales_h: float | None = None, scales_w: float | None = None) -> Tensor:
-    return _nearest_backward(grad_output, output_size, input_size, [scales_h, scales_w], True)
+    return _nearest_backward("_upsample_nearest_exact2d_backward", grad_output, output_size, input_size,
+                             [scales_h, scales_w], True)
 
 
 @impl("_upsample_nearest_exact3d_backward", "CPU", "Meta")
 def _upsample_nearest_exact3d_backward(grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int],
                                        scales_d: float | None = None, scales_h: float | None = None,
                                        scales_w: float | None = None) -> Tensor:
-    return _nearest_backward(grad_output, output_size, input_size, [scales_d, scales_h, scales_w], True)
+    return _nearest_backward("_upsample_nearest_exact3d_backward", grad_output, output_size, input_size,
+                             [scales_d, scales_h, scales_w], True)
 
 
 # --- linear / bilinear / trilinear / bicubic ---------------------------------------------------------------------
@@ -283,9 +306,10 @@ def _interp(name: str, mode: str, self: Tensor, output_size: Sequence[int], alig
     if is_meta(self):
         return materialize(meta, None, self)
     if not self._dtype.is_floating_point:
-        raise not_implemented(f"{name}_channels_last" if mode == "linear" else name, self._dtype)
-    mats = _matrices(mode, self._shape[2:], out, align_corners, scales, _opmath(self._dtype))
-    return materialize(meta, _apply(self._data.astype(np.float64), mats), self)
+        kernel = f"{name}_channels_last" if mode == "linear" and nd == 2 else f"compute_indices_weights_{mode}"
+        raise not_implemented(kernel, self._dtype)
+    taps = _taps(mode, self._shape[2:], out, align_corners, scales, _opmath(self._dtype))
+    return materialize(meta, _apply(self._data.astype(np.float64), taps), self)
 
 
 def _interp_backward(name: str, mode: str, grad_output: Tensor, output_size: Sequence[int],
@@ -297,8 +321,9 @@ def _interp_backward(name: str, mode: str, grad_output: Tensor, output_size: Seq
         return materialize(meta, None, grad_output)
     if not grad_output._dtype.is_floating_point:
         raise not_implemented(name, grad_output._dtype)
-    mats = _matrices(mode, input_size[2:], output_size, align_corners, scales, _opmath(grad_output._dtype))
-    return materialize(meta, _apply(grad_output._data.astype(np.float64), mats, transpose=True), grad_output)
+    taps = _taps(mode, input_size[2:], output_size, align_corners, scales, _opmath(grad_output._dtype))
+    return materialize(meta, _apply_backward(grad_output._data.astype(np.float64), taps, input_size[2:]),
+                       grad_output)
 
 
 @impl("upsample_linear1d", "CPU", "Meta")
@@ -454,6 +479,8 @@ def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
     meta = _meta((*batch, c * r * r, h // r, w // r), self._dtype)
     if is_meta(self):
         return materialize(meta, None, self)
+    if self.numel() == 0:  # the CPU kernel's shortcut: an empty input comes back as a copy, in its own shape
+        return materialize(_meta(self._shape, self._dtype), self._data.copy(), self)
     n = len(batch)
     x = self._data.reshape(*batch, c, h // r, r, w // r, r)
     x = x.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)
