@@ -57,6 +57,9 @@ _DIVISOR = frozenset({"div.Tensor_mode", "divide.Tensor_mode", "floor_divide", "
 #: index_add / index_copy: self, index and source on one device
 _INDEX_SOURCE = {"index_add": "index_add", "index_add_": "index_add", "index_copy": "index_copy",
                  "index_copy_": "index_copy"}
+#: foreach ops whose Meta function only checks the lists' lengths (the others check each i-th tuple's devices)
+_FOREACH_NO_DEVICE_CHECK = frozenset({"_foreach_add_.List", "_foreach_sub_.List", "_foreach_mul_.List",
+                                      "_foreach_div_.List", "_foreach_copy_"})
 #: TensorIterator's check (C++ meta functions)
 _TENSOR_ITERATOR = frozenset({"silu_backward"})
 #: copies into a CPU tensor from a meta one
@@ -123,6 +126,11 @@ def _check(name: str, args: tuple, kwargs: dict) -> None:
         raise RuntimeError(f"{_INDEX_SOURCE[name]}(): self, index and source expected to be in the same device, but "
                            f"got (self) {_device_name(self)}, (index) {_device_name(index)}, and (source) "
                            f"{_device_name(source)}")
+    elif name.startswith("_foreach_") and name not in _FOREACH_NO_DEVICE_CHECK:
+        # the Meta kernel runs the per-tensor reference on each i-th tuple of the lists (torch/_meta_registrations.py)
+        lists = [v for v in args if isinstance(v, (list, tuple)) and any(isinstance(t, Tensor) for t in v)]
+        for i in range(max((len(v) for v in lists), default=0)):
+            check_same_device([v[i] for v in lists if i < len(v) and isinstance(v[i], Tensor)])
     elif name in _TENSOR_ITERATOR:
         raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, meta and "
                            "cpu!")
