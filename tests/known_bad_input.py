@@ -213,3 +213,20 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
     ('var_mean.dim', 'self:inf'): ('value',
         "all-inf input: torch's Welford mean gives nan (inf - inf); ours the exact mean inf"),
 }
+
+# sweep-fix group sw2 (foreach, weight_norm, bernoulli_.Tensor, div.out, tensor_info metadata ops)
+_UNDEFINED_METADATA = (
+    "torch's CompositeImplicitAutograd kernel reads the undefined tensor's placeholder TensorImpl (sizes [0]: dim 1, "
+    "numel 0, contiguous, storage offset 0) and answers with that meaningless metadata; ours refuses None for a "
+    "Tensor argument at binding")
+KNOWN.update({
+    ('dim', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('numel', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('is_contiguous', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('is_contiguous.memory_format', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('sym_is_contiguous', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('sym_numel', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('sym_storage_offset', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('sym_size.int', 'self:None'): ('wrong_class', _UNDEFINED_METADATA + " (so torch's size(1) is out of its one "
+                                    "dimension: IndexError)"),
+})
