@@ -50,8 +50,9 @@ SAME_DEVICE = frozenset({
 })
 #: masked_fill with a tensor value: the value's device against self's first
 _MASKED_FILL = frozenset({"masked_fill.Tensor", "masked_fill_.Tensor"})
-#: ops whose Meta function checks only some arguments' devices, in this order (addmm: mat1, then self)
-_SOME_SAME_DEVICE = {"addmm": (1, 0)}
+#: ops whose Meta function checks only some arguments' devices, in this order (addmm: mat1, then self;
+#: _weight_norm_interface's decomposition: g / norm(v))
+_SOME_SAME_DEVICE = {"addmm": (1, 0), "_weight_norm_interface": (1, 0)}
 #: ops whose divisor must be on the dividend's device (div's rounding modes)
 _DIVISOR = frozenset({"div.Tensor_mode", "divide.Tensor_mode", "floor_divide", "floor_divide_.Tensor"})
 #: index_add / index_copy: self, index and source on one device
