@@ -104,7 +104,7 @@ def _check(name: str, args: tuple, kwargs: dict) -> None:
         # an out= tensor on CPU: the result, computed on meta, cannot be copied into it
         raise RuntimeError("Attempting to copy from device meta to device cpu, but cross-device copies are not "
                            "allowed!")
-    if name == "_index_put_impl_" and args[0]._data is not None:
+    if name in ("_index_put_impl_", "bernoulli_.Tensor") and args[0]._data is not None:
         raise NotImplementedError("Cannot inplace into non-meta tensor with meta tensor argument")
     if name in _MASKED_FILL:
         self, mask, value = args[0], args[1], args[2]
