@@ -230,6 +230,12 @@ KNOWN.update({
     ('sym_is_contiguous', 'self:None'): ('reject', _UNDEFINED_METADATA),
     ('sym_numel', 'self:None'): ('reject', _UNDEFINED_METADATA),
     ('sym_storage_offset', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('div.out', 'out:rank+'): ('reject',
+        "resizing an out= tensor of another shape (torch's resize_output, with its deprecation warning) is not "
+        "implemented here: dispatchkit has no in-place resize (documented NotImplementedError, as maximum.out)"),
+    ('div.out', 'out:shape'): ('reject',
+        "resizing an out= tensor of another shape (torch's resize_output, with its deprecation warning) is not "
+        "implemented here: dispatchkit has no in-place resize (documented NotImplementedError, as maximum.out)"),
     ('_weight_norm', 'g:rank-'): ('reject', _WN_PAST_END),
     ('_weight_norm_interface', 'g:rank-'): ('reject', _WN_PAST_END),
     ('_weight_norm_interface_backward', 'saved_g:rank-'): ('reject', _WN_PAST_END),
