@@ -5,7 +5,9 @@ Meta kernel runs. The Python meta functions and references behind most of them (
 torch/_refs, ``torch._prims_common.check_same_device``) refuse the mix, "Tensor on device cpu is not on the
 expected device meta!" (the first tensor argument's device is the expected one; a 0-dim CPU tensor is a scalar and
 passes); a few ops have their own wording (``index_copy``, ``div`` with a rounding mode, ``silu_backward``'s
-TensorIterator, ``copy`` out of meta); the others only read the inputs' metadata and return a meta tensor.
+TensorIterator, ``copy`` out of meta, ``bernoulli_`` into a CPU tensor); the ``_foreach_*`` ops check each i-th
+tuple of their lists (their Meta functions run the per-tensor reference), but for ``_foreach_{add,sub,mul,div}_.List``
+and ``_foreach_copy_``; the others only read the inputs' metadata and return a meta tensor.
 
 Ours share one kernel between CPU and Meta, telling them apart by one argument's device; so the dispatcher
 (``dispatch.resolve_key_set``, when the key set holds both the CPU and the Meta backend bits and the kernel found is

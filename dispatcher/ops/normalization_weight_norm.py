@@ -6,7 +6,9 @@ Corresponds to aten/src/ATen/native/WeightNorm.cpp and its CPU kernels (weight_n
 ``_weight_norm`` takes the fused ``_weight_norm_interface`` when ``dim`` is the first or last dimension (and no
 half types), as PyTorch's does, otherwise the differentiable ``v * (g / norm_except_dim(v, 2, dim))``. The
 backward gives ``grad_g = sum(grad_w * v) / norm`` and ``grad_v = (g / norm) * (grad_w - v * sum(grad_w * v) /
-norm**2)``, sums over the same dimensions.
+norm**2)``, sums over the same dimensions. The fused CPU kernels check dtypes as PyTorch's (the switch over ``v``,
+then ``g``'s type) and read ``v`` as an M x N matrix and ``g`` / the norms by their first values, so a ``g`` of
+another shape gives PyTorch's result (the norm has ``g``'s shape); one too small, which PyTorch reads past, is refused.
 """
 
 from __future__ import annotations
