@@ -67,6 +67,9 @@ TORCH_CRASHES = {
 #: cases where torch 2.13 returns uninitialised memory (values not compared): gather_backward with a meta index
 #: scatters nothing into its new_zeros... on CPU (the meta index makes scatter_add a no-op and the result is empty())
 TORCH_UNINITIALISED = {("gather_backward", "index:meta")}
+#: weight norm's fused CPU kernels write only the first values of a norm / grad_g shaped like a larger g
+TORCH_UNINITIALISED |= {("_weight_norm_interface", "v:rank-"), ("_weight_norm_interface", "v:rank+"),
+                        ("_weight_norm_interface", "g:shape"), ("_weight_norm_interface_backward", "saved_g:shape")}
 SCHEMAS = {op.name: parse_schema("aten::" + op.schema) for op in NATIVE_FUNCTIONS}
 #: ops whose outputs hold uninitialised memory (values are not comparable)
 _UNINITIALISED = ("empty", "new_empty", "empty_like", "empty_strided", "new_empty_strided", "resize_", "resize_as_",

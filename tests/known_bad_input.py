@@ -213,3 +213,36 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
     ('var_mean.dim', 'self:inf'): ('value',
         "all-inf input: torch's Welford mean gives nan (inf - inf); ours the exact mean inf"),
 }
+
+# sweep-fix group sw2 (foreach, weight_norm, bernoulli_.Tensor, div.out, tensor_info metadata ops)
+_UNDEFINED_METADATA = (
+    "torch's CompositeImplicitAutograd kernel reads the undefined tensor's placeholder TensorImpl (sizes [0]: dim 1, "
+    "numel 0, contiguous, storage offset 0) and answers with that meaningless metadata; ours refuses None for a "
+    "Tensor argument at binding")
+_WN_PAST_END = (
+    "torch's fused weight-norm CPU kernel does not check g's / grad_w's size: it reads one value per slice of v "
+    "through data_ptr, past the end of a smaller tensor (undefined values); ours refuses")
+KNOWN.update({
+    ('dim', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('numel', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('is_contiguous', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('is_contiguous.memory_format', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('sym_is_contiguous', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('sym_numel', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('sym_storage_offset', 'self:None'): ('reject', _UNDEFINED_METADATA),
+    ('div.out', 'out:rank+'): ('reject',
+        "resizing an out= tensor of another shape (torch's resize_output, with its deprecation warning) is not "
+        "implemented here: dispatchkit has no in-place resize (documented NotImplementedError, as maximum.out)"),
+    ('div.out', 'out:shape'): ('reject',
+        "resizing an out= tensor of another shape (torch's resize_output, with its deprecation warning) is not "
+        "implemented here: dispatchkit has no in-place resize (documented NotImplementedError, as maximum.out)"),
+    ('_weight_norm', 'g:rank-'): ('reject', _WN_PAST_END),
+    ('_weight_norm_interface', 'g:rank-'): ('reject', _WN_PAST_END),
+    ('_weight_norm_interface_backward', 'saved_g:rank-'): ('reject', _WN_PAST_END),
+    ('_weight_norm_interface_backward', 'saved_v:shape'): ('reject', _WN_PAST_END),
+    ('_weight_norm_interface', 'v:non-contiguous'): ('value',
+        "torch's fused CPU kernel reads v through data_ptr as if it were contiguous (a transposed v's memory order "
+        "mixes up the slices); ours normalizes v's logical slices"),
+    ('sym_size.int', 'self:None'): ('wrong_class', _UNDEFINED_METADATA + " (so torch's size(1) is out of its one "
+                                    "dimension: IndexError)"),
+})

@@ -5,7 +5,9 @@ Meta kernel runs. The Python meta functions and references behind most of them (
 torch/_refs, ``torch._prims_common.check_same_device``) refuse the mix, "Tensor on device cpu is not on the
 expected device meta!" (the first tensor argument's device is the expected one; a 0-dim CPU tensor is a scalar and
 passes); a few ops have their own wording (``index_copy``, ``div`` with a rounding mode, ``silu_backward``'s
-TensorIterator, ``copy`` out of meta); the others only read the inputs' metadata and return a meta tensor.
+TensorIterator, ``copy`` out of meta, ``bernoulli_`` into a CPU tensor); the ``_foreach_*`` ops check each i-th
+tuple of their lists (their Meta functions run the per-tensor reference), but for ``_foreach_{add,sub,mul,div}_.List``
+and ``_foreach_copy_``; the others only read the inputs' metadata and return a meta tensor.
 
 Ours share one kernel between CPU and Meta, telling them apart by one argument's device; so the dispatcher
 (``dispatch.resolve_key_set``, when the key set holds both the CPU and the Meta backend bits and the kernel found is
@@ -51,13 +53,16 @@ SAME_DEVICE = frozenset({
 #: masked_fill with a tensor value: the value's device against self's first
 _MASKED_FILL = frozenset({"masked_fill.Tensor", "masked_fill_.Tensor"})
 #: ops whose Meta function checks only some arguments' devices, in this order (addmm: mat1, then self; max_unpool2d:
-#: indices, then self)
-_SOME_SAME_DEVICE = {"addmm": (1, 0), "max_unpool2d": (1, 0)}
+#: indices, then self; _weight_norm_interface's decomposition: g / norm(v))
+_SOME_SAME_DEVICE = {"addmm": (1, 0), "max_unpool2d": (1, 0), "_weight_norm_interface": (1, 0)}
 #: ops whose divisor must be on the dividend's device (div's rounding modes)
 _DIVISOR = frozenset({"div.Tensor_mode", "divide.Tensor_mode", "floor_divide", "floor_divide_.Tensor"})
 #: index_add / index_copy: self, index and source on one device
 _INDEX_SOURCE = {"index_add": "index_add", "index_add_": "index_add", "index_copy": "index_copy",
                  "index_copy_": "index_copy"}
+#: foreach ops whose Meta function only checks the lists' lengths (the others check each i-th tuple's devices)
+_FOREACH_NO_DEVICE_CHECK = frozenset({"_foreach_add_.List", "_foreach_sub_.List", "_foreach_mul_.List",
+                                      "_foreach_div_.List", "_foreach_copy_"})
 #: TensorIterator's check (C++ meta functions)
 _TENSOR_ITERATOR = frozenset({"silu_backward"})
 #: copies into a CPU tensor from a meta one
@@ -101,7 +106,7 @@ def _check(name: str, args: tuple, kwargs: dict) -> None:
         # an out= tensor on CPU: the result, computed on meta, cannot be copied into it
         raise RuntimeError("Attempting to copy from device meta to device cpu, but cross-device copies are not "
                            "allowed!")
-    if name == "_index_put_impl_" and args[0]._data is not None:
+    if name in ("_index_put_impl_", "bernoulli_.Tensor") and args[0]._data is not None:
         raise NotImplementedError("Cannot inplace into non-meta tensor with meta tensor argument")
     if name in _MASKED_FILL:
         self, mask, value = args[0], args[1], args[2]
@@ -124,6 +129,11 @@ def _check(name: str, args: tuple, kwargs: dict) -> None:
         raise RuntimeError(f"{_INDEX_SOURCE[name]}(): self, index and source expected to be in the same device, but "
                            f"got (self) {_device_name(self)}, (index) {_device_name(index)}, and (source) "
                            f"{_device_name(source)}")
+    elif name.startswith("_foreach_") and name not in _FOREACH_NO_DEVICE_CHECK:
+        # the Meta kernel runs the per-tensor reference on each i-th tuple of the lists (torch/_meta_registrations.py)
+        lists = [v for v in args if isinstance(v, (list, tuple)) and any(isinstance(t, Tensor) for t in v)]
+        for i in range(max((len(v) for v in lists), default=0)):
+            check_same_device([v[i] for v in lists if i < len(v) and isinstance(v[i], Tensor)])
     elif name in _TENSOR_ITERATOR:
         raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, meta and "
                            "cpu!")

@@ -17,11 +17,14 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
 from .backend_select import register_backend_select
 from .factories import SCALAR_TYPE_NAMES, _empty, _like, _not_implemented, check_size_nonnegative, factory_dtype
 from .kernel_registry import impl
 from .random import _check_random_dtype, _generator, _random_fill
+
+aten = namespace("aten")
 
 # --- randint / randint_like ---------------------------------------------------------------------------------------
 
@@ -178,7 +181,11 @@ def bernoulli__tensor(self: Tensor, p: Tensor, *, generator: Any = None) -> Tens
     """Fill ``self`` with 0 / 1 draws, element ``i`` one with probability ``p[i]`` (``p`` broadcast to ``self``)."""
     if self._device.type == "meta" or self._data is None or self._data.size == 0:
         return self
-    probs = np.broadcast_to(np.asarray(p._data, dtype=np.float64), self._shape)
+    # bernoulli_impl_: p expanded in place to self's shape (expand's errors), then the dtype switch over p
+    p = aten.expand.default(p, list(self._shape))
+    if p._dtype.name not in ("float32", "float64", "float16", "bfloat16"):
+        raise _not_implemented("bernoulli_tensor_cpu_p_", p._dtype)
+    probs = np.asarray(p._data, dtype=np.float64)
     if probs.size and not ((probs >= 0) & (probs <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
