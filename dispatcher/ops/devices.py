@@ -134,10 +134,20 @@ def _check(name: str, args: tuple, kwargs: dict) -> None:
 
 def _as_meta(v: Any) -> Any:
     if isinstance(v, Tensor):
-        return v if v._data is None else Tensor._empty(v._shape, v._dtype, _META, v._stride)
+        if v._data is None:
+            return v
+        stand_in = Tensor._empty(v._shape, v._dtype, _META, v._stride)
+        stand_in._cpu_stand_in = True  # (see device_hint)
+        return stand_in
     if isinstance(v, list) and any(isinstance(t, Tensor) for t in v):
         return [_as_meta(t) for t in v]
     return v
+
+
+def device_hint(t: Tensor) -> str:
+    """torch._meta_registrations' device_hint for a Meta kernel: the device type of the tensor the caller passed,
+    "cpu" for the meta stand-in of a CPU tensor in a cpu/meta mix (a few meta functions shape their outputs by it)."""
+    return "cpu" if getattr(t, "_cpu_stand_in", False) else t.device.type
 
 
 def mixed_device_kernel(op: Any, kernel: KernelFunction) -> KernelFunction | None:
