@@ -213,3 +213,11 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
     ('var_mean.dim', 'self:inf'): ('value',
         "all-inf input: torch's Welford mean gives nan (inf - inf); ours the exact mean inf"),
 }
+
+# sweep-fix group sw3 (embedding_bag ops, _trilinear, dropout composites, conv3d, _pad_enum, pad backward ops)
+_PAD_BATCH = ("torch's reflection backward kernel checks only the padded dims of grad_output and reads past a "
+              "gradient of a smaller batch (returns garbage); ours checks grad_output's whole size")
+KNOWN.update({
+    ('reflection_pad1d_backward', 'grad_output:zero-size'): ('reject', _PAD_BATCH),
+    ('reflection_pad3d_backward', 'grad_output:zero-size'): ('reject', _PAD_BATCH),
+})
