@@ -11,7 +11,9 @@ Ours share one kernel between CPU and Meta, telling them apart by one argument's
 (``dispatch.resolve_key_set``, when the key set holds both the CPU and the Meta backend bits and the kernel found is
 the Meta one) asks ``mixed_device_kernel`` for a kernel that makes these checks and then runs the op's kernel with
 every CPU tensor replaced by a meta tensor of the same metadata (as PyTorch's Meta kernel sees them). A
-CompositeImplicitAutograd kernel is left as it is: the ops it calls make the checks.
+CompositeImplicitAutograd kernel is left as it is: the ops it calls make the checks. The few meta functions of
+torch that shape their outputs by one tensor's own device (``device_hint``: embedding_bag's) ask ``device_hint``
+here, for which such a stand-in still answers "cpu".
 """
 
 from __future__ import annotations
