@@ -245,4 +245,23 @@ KNOWN.update({
         "mixes up the slices); ours normalizes v's logical slices"),
     ('sym_size.int', 'self:None'): ('wrong_class', _UNDEFINED_METADATA + " (so torch's size(1) is out of its one "
                                     "dimension: IndexError)"),
+# sweep-fix group sw3 (embedding_bag ops, _trilinear, dropout composites, conv3d, _pad_enum, pad backward ops)
+_PAD_BATCH = ("torch's reflection backward kernel checks only the padded dims of grad_output and reads past a "
+              "gradient of a smaller batch (returns garbage); ours checks grad_output's whole size")
+_UNDEFINED_THROUGH = ("torch's CompositeImplicitAutograd kernel passes the undefined tensor through (an undefined "
+                      "result); ours refuses None for a Tensor argument at binding")
+KNOWN.update({
+    ('reflection_pad1d_backward', 'grad_output:zero-size'): ('reject', _PAD_BATCH),
+    ('reflection_pad3d_backward', 'grad_output:zero-size'): ('reject', _PAD_BATCH),
+    ('alpha_dropout', 'input:None'): ('reject', _UNDEFINED_THROUGH),
+    ('feature_alpha_dropout', 'input:None'): ('reject', _UNDEFINED_THROUGH),
+    ('feature_dropout', 'input:None'): ('reject', _UNDEFINED_THROUGH),
+    ('_pad_enum', 'self:None'): ('wrong_class',
+        "torch's CompositeImplicitAutograd kernel takes the undefined tensor on (its dim() reads 1) and fails later "
+        "with NotImplementedError; ours refuses None for a Tensor argument at binding, as every aten kernel's "
+        "unboxing does"),
+    ('conv3d', 'weight:inf'): ('value',
+        "all-inf weight: torch's CPU conv3d kernel leaves the zero padding out of its sums, so a border window of "
+        "same-sign inputs gives inf; ours multiplies the zero-padded input (inf * 0 = nan there), as the "
+        "convolution's definition does"),
 })

@@ -13,7 +13,9 @@ Ours share one kernel between CPU and Meta, telling them apart by one argument's
 (``dispatch.resolve_key_set``, when the key set holds both the CPU and the Meta backend bits and the kernel found is
 the Meta one) asks ``mixed_device_kernel`` for a kernel that makes these checks and then runs the op's kernel with
 every CPU tensor replaced by a meta tensor of the same metadata (as PyTorch's Meta kernel sees them). A
-CompositeImplicitAutograd kernel is left as it is: the ops it calls make the checks.
+CompositeImplicitAutograd kernel is left as it is: the ops it calls make the checks. The few meta functions of
+torch that shape their outputs by one tensor's own device (``device_hint``: embedding_bag's) ask ``device_hint``
+here, for which such a stand-in still answers "cpu".
 """
 
 from __future__ import annotations
@@ -145,10 +147,20 @@ def _check(name: str, args: tuple, kwargs: dict) -> None:
 
 def _as_meta(v: Any) -> Any:
     if isinstance(v, Tensor):
-        return v if v._data is None else Tensor._empty(v._shape, v._dtype, _META, v._stride)
+        if v._data is None:
+            return v
+        stand_in = Tensor._empty(v._shape, v._dtype, _META, v._stride)
+        stand_in._cpu_stand_in = True  # (see device_hint)
+        return stand_in
     if isinstance(v, list) and any(isinstance(t, Tensor) for t in v):
         return [_as_meta(t) for t in v]
     return v
+
+
+def device_hint(t: Tensor) -> str:
+    """torch._meta_registrations' device_hint for a Meta kernel: the device type of the tensor the caller passed,
+    "cpu" for the meta stand-in of a CPU tensor in a cpu/meta mix (a few meta functions shape their outputs by it)."""
+    return "cpu" if getattr(t, "_cpu_stand_in", False) else t.device.type
 
 
 def mixed_device_kernel(op: Any, kernel: KernelFunction) -> KernelFunction | None:

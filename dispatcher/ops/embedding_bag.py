@@ -23,6 +23,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor, contiguous_strides
 from .composite import _op
+from .devices import device_hint
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize, scalar_type_name
 
@@ -37,6 +38,14 @@ def _int_dtype(indices: Tensor, offsets: Tensor) -> _dt.dtype:
 def _check(weight: Tensor, indices: Tensor, offsets: Tensor, mode: int, per_sample_weights: Tensor | None,
            include_last_offset: bool) -> None:
     from .kernel_dtypes import legacy_type_name
+
+    # (_embedding_bag_cpu_impl's rank checks come first, before the dtypes)
+    if indices.dim() not in (1, 2):
+        raise RuntimeError(f"input has to be a 1D or 2D Tensor, but got Tensor of dimension {indices.dim()}")
+    if indices.dim() == 1 and offsets.dim() != 1:
+        raise RuntimeError(f"offsets has to be a 1D Tensor, but got Tensor of dimension {offsets.dim()}")
+    if weight.dim() != 2:
+        raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
 
     for t in (indices, offsets):  # (offsets are promoted with the indices first: a bad one is named 'indices')
         if t._dtype not in (_dt.int64, _dt.int32):
@@ -95,6 +104,12 @@ def _forward(weight: Tensor, indices: Tensor, offsets: Tensor, mode: int, per_sa
         return TensorMeta(shape, contiguous_strides(shape), dtype)
 
     metas = [meta((num_bags, dim), weight._dtype), meta((o2b_len,), idt), meta((bag_len,), idt), meta(max_shape, idt)]
+    if device_hint(offsets) == "meta":
+        # torch's meta function for offsets off the CPU (a real meta tensor, not a fake CPU one): offset2bag of the
+        # indices' length, bag_size of offsets' shape, max_indices empty unless mode is max (the indices' dtype)
+        ind = indices._dtype
+        metas = [metas[0], meta((indices._shape[0],), ind), meta(tuple(offsets._shape), ind),
+                 meta((num_bags, dim) if mode == MAX else (0,), ind)]
     if weight._data is None or indices._data is None:
         return tuple(materialize(m, None, weight) for m in metas)
     idx = np.asarray(indices._data, dtype=np.int64).reshape(-1)
@@ -118,7 +133,7 @@ def _forward(weight: Tensor, indices: Tensor, offsets: Tensor, mode: int, per_sa
     keep = idx != padding_idx if padding_idx >= 0 else np.ones(n, bool)
     out = np.zeros((num_bags, dim), dtype=w.dtype)
     counts = np.zeros(num_bags, dtype=np.int64)
-    in_bag = bag_of < num_bags  # (indices after the last offset with include_last_offset belong to no bag)
+    in_bag = (bag_of >= 0) & (bag_of < num_bags)  # (indices after the last offset with include_last_offset belong to no bag)
     sel = keep & in_bag
     np.add.at(counts, bag_of[sel], 1)
     max_idx = np.zeros((num_bags, dim), dtype=np.int64)
@@ -132,7 +147,7 @@ def _forward(weight: Tensor, indices: Tensor, offsets: Tensor, mode: int, per_sa
         out = np.where(counts[:, None] > 0, best, 0).astype(w.dtype)
     else:  # (the fast path adds the rows of each bag up to the next offset, the last offset included)
         sum_bag = _offset2bag(offs, n) if n and fast else bag_of
-        sum_sel = keep & (sum_bag < num_bags)
+        sum_sel = keep & (sum_bag >= 0) & (sum_bag < num_bags)
         rows = w[idx[sum_sel]]
         if per_sample_weights is not None:
             rows = rows * np.asarray(per_sample_weights._data).reshape(-1)[sum_sel][:, None]
@@ -186,6 +201,42 @@ def _freq_divisors(idx: np.ndarray, num_weights: int) -> np.ndarray:
     return out
 
 
+def _check_index_types(indices: Tensor, offsets: Tensor) -> None:
+    """promoteIndicesAndOffsets, then checkScalarTypes: a non-integer one makes the promoted indices fail."""
+    from .kernel_dtypes import legacy_type_name
+
+    for t in (indices, offsets):
+        if t._dtype not in (_dt.int64, _dt.int32):
+            raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                               f"Long, Int; but got {legacy_type_name(t)} instead (while checking arguments for "
+                               "embedding_bag)")
+
+
+def _backward_offset2bag(indices: Tensor, offsets: Tensor, offset2bag: Tensor, o2b_dtype: _dt.dtype) -> None:
+    """The backward kernels' offset2bag: rebuilt from the offsets (make_offset2bag: an index_add_ of ones at the
+    offsets into zeros of ``o2b_dtype``) when none was saved, else checked to be of an index type."""
+    from .kernel_dtypes import legacy_type_name
+
+    if indices.numel() != 0 and offset2bag.numel() == 0:
+        if indices.dim() == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        if offsets.dim() > 1:
+            raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {offsets.dim()} with "
+                             f"type: {scalar_type_name(offsets._dtype)} and size: {list(offsets._shape)}")
+        if o2b_dtype is not offsets._dtype:
+            raise RuntimeError(f"index_add_(): self ({scalar_type_name(o2b_dtype)}) and source "
+                               f"({scalar_type_name(offsets._dtype)}) must have the same scalar type")
+    elif offset2bag._dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError("Expected tensor for argument #1 'offset2bag' to have one of the following scalar types: "
+                           f"Long, Int; but got {legacy_type_name(offset2bag)} instead (while checking arguments for "
+                           "embedding_bag)")
+
+
+def _internal_assert(cond: str) -> RuntimeError:
+    return RuntimeError(f'{cond} INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+                        'EmbeddingBag.cpp", please report a bug to PyTorch. ')
+
+
 @impl("_embedding_bag_backward", "CPU", "Meta")
 def _embedding_bag_backward(grad: Tensor, indices: Tensor, offsets: Tensor, offset2bag: Tensor, bag_size: Tensor,
                             maximum_indices: Tensor, num_weights: int, scale_grad_by_freq: bool, mode: int,
@@ -193,8 +244,21 @@ def _embedding_bag_backward(grad: Tensor, indices: Tensor, offsets: Tensor, offs
     """The weight's gradient (dense): each bag's gradient row added to its rows (times the per-sample weight,
     divided by the bag size for mean, divided by each row's frequency with scale_grad_by_freq); for max, to the
     arg-max rows of the non-empty bags. Padding rows get nothing."""
+    from .kernel_dtypes import legacy_type_name
+
+    # (_embedding_bag_backward's checks, then _embedding_bag_dense_backward_cpu's, in PyTorch's order)
+    _check_index_types(indices, offsets)
+    _backward_offset2bag(indices, offsets, offset2bag, _int_dtype(indices, offsets))
     if sparse:
         raise NotImplementedError("embedding_bag(sparse=True) is not supported by dispatchkit")
+    if grad._dtype not in (_dt.float16, _dt.float32, _dt.float64):
+        raise RuntimeError("Expected tensor for argument #1 'grad_' to have one of the following scalar types: Half, "
+                           f"BFloat16, Float, Double; but got {legacy_type_name(grad)} instead (while checking "
+                           "arguments for embedding_bag)")
+    if mode not in (SUM, MEAN, MAX):
+        raise _internal_assert("mode == EmbeddingBagMode::MEAN || mode == EmbeddingBagMode::SUM")
+    if num_weights < 0:
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     dim = grad._shape[1]
     meta = TensorMeta((num_weights, dim), contiguous_strides((num_weights, dim)), grad._dtype)
 
@@ -232,8 +296,25 @@ def _embedding_bag_backward(grad: Tensor, indices: Tensor, offsets: Tensor, offs
 def _embedding_bag_per_sample_weights_backward(grad: Tensor, weight: Tensor, indices: Tensor, offsets: Tensor,
                                                offset2bag: Tensor, mode: int, padding_idx: int = -1) -> Tensor:
     """d output / d per_sample_weights[i] = <grad[bag of i], weight[indices[i]]> (0 at the padding index)."""
+    # (_embedding_bag_per_sample_weights_backward_cpu's dispatch on grad's dtype, then its template's checks)
+    if grad._dtype not in (_dt.float16, _dt.float32, _dt.float64):
+        raise NotImplementedError(f'"_embedding_bag_per_sample_weights_backward_cpu" not implemented for '
+                                  f"'{scalar_type_name(grad._dtype)}'")
     if mode != SUM:
         raise RuntimeError("embedding_bag_backward: per_sample_weights only supported for mode='sum'")
+    if grad.dim() != 2:
+        raise _internal_assert("grad.dim() == 2")
+    if indices.dim() != 1:
+        raise _internal_assert("indices.dim() == 1")
+    if weight.dim() != 2:
+        raise _internal_assert("weight.dim() == 2")
+    if weight._shape[1] != grad._shape[1]:
+        raise _internal_assert("weight.sizes()[1] == embedding_features")
+    _check_index_types(indices, offsets)
+    _backward_offset2bag(indices, offsets, offset2bag, offset2bag._dtype)
+    if weight._dtype is not grad._dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(grad._dtype)} but found "
+                           f"{scalar_type_name(weight._dtype)}")
     n = indices._shape[0]
     meta = TensorMeta((n,), (1,), grad._dtype)
 

@@ -23,8 +23,10 @@ import numpy as np
 from ..tensor import Tensor, contiguous_strides
 from .attention import _meta_name
 from .composite import _op, _prod, is_tensor_subclass_like
+from .fp_errors import quiet_fp
+from .kernel_dtypes import _expected_scalar_type
 from .kernel_registry import impl
-from .meta_utils import TensorMeta, broadcast_shapes, materialize
+from .meta_utils import TensorMeta, broadcast_shapes, materialize, wrap_dim
 
 # --- matmul (LinearAlgebra.cpp _matmul_impl) ----------------------------------------------------------
 
@@ -173,26 +175,72 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 # --- bilinear / _trilinear (Linear.cpp) -----------------------------------------------------------------------
 
 
+def _dim_bitset(dims: Sequence[int], total_dim: int) -> list[bool]:
+    """at::dim_list_to_bitset: each dim wrapped (IndexError out of range), none twice."""
+    bits = [False] * total_dim
+    for d in dims:
+        w = wrap_dim(int(d), total_dim)
+        if bits[w]:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        bits[w] = True
+    return bits
+
+
 @impl("_trilinear", "CPU", "Meta")
 def _trilinear(i1: Tensor, i2: Tensor, i3: Tensor, expand1: Sequence[int], expand2: Sequence[int],
                expand3: Sequence[int], sumdim: Sequence[int], unroll_dim: int = 1) -> Tensor:
+    """Linear.cpp's ``_trilinear``: each input unsqueezed at its ``expand`` dims, their product summed over
+    ``sumdim`` (computed in torch's order: ``i1 * i2``, the sum dims ``i3`` lacks summed first, then the product
+    with ``i3`` summed over the rest; an empty input gives zeros)."""
     total_dim = i1.dim() + len(expand1)
-    for name, t, ex in (("1", i1, expand1), ("2", i2, expand2), ("3", i3, expand3)):
-        if t.dim() + len(ex) != total_dim:
-            raise RuntimeError(f"expand{name} and i{name} dims must sum to the total dimension")
-    letters = "abcdefghijklmnopqrstuvwxyz"[:total_dim]
-    specs, sizes = [], [1] * total_dim
-    for t, ex in ((i1, expand1), (i2, expand2), (i3, expand3)):
-        kept = [d for d in range(total_dim) if d not in set(ex)]
-        specs.append("".join(letters[d] for d in kept))
-        for d, n in zip(kept, t._shape, strict=True):
-            sizes[d] = n
-    out_dims = [d for d in range(total_dim) if d not in set(sumdim)]
-    shape = tuple(sizes[d] for d in out_dims)
-    meta = TensorMeta(shape, contiguous_strides(shape), i1._dtype)
-    eq = f"{specs[0]},{specs[1]},{specs[2]}->{''.join(letters[d] for d in out_dims)}"
-    return materialize(meta, lambda: np.einsum(eq, i1._data, i2._data, i3._data, optimize=True).astype(
-        i1._dtype.np_dtype, copy=False), i1)
+    if not 0 <= unroll_dim < total_dim:
+        raise RuntimeError(f"unroll_dim must be in [0,{total_dim - 1}]")
+    bits = [_dim_bitset(ex, total_dim) for ex in (expand1, expand2, expand3)]
+    summed = _dim_bitset(sumdim, total_dim)
+    # the loop over the dims: unsqueeze at an expanded dim, else read the size there (an IndexError past the end)
+    shapes = [list(t._shape) for t in (i1, i2, i3)]
+    sizes = [0] * total_dim
+    for d in range(total_dim):
+        for k, shape in enumerate(shapes):
+            if bits[k][d]:
+                shape.insert(d, 1)
+            else:
+                sizes[d] = shape[wrap_dim(d, len(shape))]
+    for k, shape in enumerate(shapes):
+        if len(shape) != total_dim:
+            raise RuntimeError(f"expand{k + 1} and i{k + 1} dims must sum to the total dimension")
+    for t in (i2, i3):
+        if t._dtype is not i1._dtype:
+            raise _expected_scalar_type(i1._dtype, t._dtype)
+    out_shape = tuple(sizes[d] for d in range(total_dim) if not summed[d])
+    meta = TensorMeta(out_shape, contiguous_strides(out_shape), i1._dtype)
+    empty = any(t.numel() == 0 for t in (i1, i2, i3))
+    if not empty:
+        for d in range(total_dim):
+            present = {shape[d] for shape in shapes if shape[d] != 1}
+            if len(present) > 1:
+                raise RuntimeError("non-broadcast dimensions must match")
+
+    @quiet_fp
+    def compute() -> np.ndarray:
+        if empty:
+            return np.zeros(out_shape, dtype=i1._dtype.np_dtype)
+        a1, a2, a3 = (np.asarray(t._data).reshape(shape) for t, shape in zip((i1, i2, i3), shapes, strict=True))
+        x = a1 * a2
+        first = tuple(d for d in range(total_dim) if summed[d] and a3.shape[d] == 1 and x.shape[d] != 1)
+        if first:
+            x = x.sum(axis=first, keepdims=True)
+        pre3 = tuple(d for d in range(total_dim) if summed[d] and x.shape[d] == 1 and a3.shape[d] != 1)
+        if pre3:
+            a3 = a3.sum(axis=pre3, keepdims=True)
+        y = x * a3
+        rest = tuple(d for d in range(total_dim) if summed[d] and y.shape[d] != 1)
+        if rest:
+            y = y.sum(axis=rest, keepdims=True)
+        y = np.broadcast_to(y, tuple(sizes[d] if not summed[d] else 1 for d in range(total_dim)))
+        return np.ascontiguousarray(y.reshape(out_shape)).astype(i1._dtype.np_dtype, copy=False)
+
+    return materialize(meta, compute, i1)
 
 
 @impl("bilinear", "CompositeImplicitAutograd")

@@ -26,9 +26,9 @@ from .. import dtypes as _dt
 from ..memory_format import strided
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
-from .kernel_dtypes import compute_dtype, is_meta, not_implemented
+from .kernel_dtypes import _expected_scalar_type, compute_dtype, is_meta, not_implemented
 from .kernel_registry import impl
-from .meta_utils import TensorMeta, materialize
+from .meta_utils import TensorMeta, materialize, wrap_dim
 
 aten = namespace("aten")
 
@@ -107,17 +107,33 @@ def _pad_backward(name: str, mode: str, dim: int, grad_output: Tensor, self: Ten
     reflect = mode == "reflect"
     _check_input(name, dim, self, padding, reflect)
     want = _out_shape(name, dim, self, padding, reflect)
+    if dim == 3 and reflect and grad_output.dim() != self.dim():
+        raise RuntimeError("Expected grad_output.dim() == input.dim() to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
+    if dim == 3 and not reflect:  # (replication_pad3d's shape check looks at the channels first)
+        plane = self.dim() - 4
+        got = grad_output._shape[wrap_dim(plane, grad_output.dim())]
+        if got != self._shape[plane]:
+            raise RuntimeError(f"gradOutput channel unexpected. Expected: {self._shape[plane]}, Got: {got}")
     for i, what in enumerate(("width", "height", "depth")[:dim]):  # the meta functions' checks, width first
         d = self.dim() - 1 - i
-        got = grad_output._shape[d] if grad_output.dim() == self.dim() else "?"
+        # (grad_output.size(d) at the input's dim index: an IndexError when grad_output has fewer dims)
+        got = grad_output._shape[wrap_dim(d, grad_output.dim())]
         if got != want[d]:
             raise RuntimeError(f"grad_output {what} unexpected. Expected: {want[d]}, Got: {got}" if reflect else
                                f"gradOutput {what} unexpected. Expected: {want[d]} Got: {got}")
     if tuple(grad_output._shape) != want:
+        # (torch's kernels stop at the checks above and read past a gradient of a smaller batch / channel count)
         raise RuntimeError(f"Expected grad_output of size {_sizes(want)}, but got {_sizes(grad_output._shape)}")
-    meta = TensorMeta(tuple(self._shape), contiguous_strides(self._shape), grad_output._dtype)
-    if is_meta(grad_output):
+    # (grad_input is empty_like(self): the meta result has self's dtype; the CPU kernel dispatches on grad_output's
+    # dtype and then reads self's data as that type)
+    meta = TensorMeta(tuple(self._shape), contiguous_strides(self._shape), self._dtype)
+    if is_meta(grad_output) or is_meta(self):
         return materialize(meta, None, grad_output)
+    if not (grad_output._dtype.is_floating_point or grad_output._dtype.is_complex):
+        raise not_implemented(name, grad_output._dtype)
+    if self._dtype is not grad_output._dtype:
+        raise _expected_scalar_type(grad_output._dtype, self._dtype)
 
     def compute() -> np.ndarray:
         g = grad_output._data.astype(compute_dtype(grad_output._dtype), copy=False)
@@ -125,10 +141,12 @@ def _pad_backward(name: str, mode: str, dim: int, grad_output: Tensor, self: Ten
             d = self.dim() - 1 - i
             size = self._shape[d]
             idx = pad_indices(mode, int(padding[2 * i]), size, int(padding[2 * i + 1]))
-            onehot = np.zeros((idx.size, size), dtype=g.dtype)
-            onehot[np.arange(idx.size), idx] = 1
-            g = np.moveaxis(np.tensordot(np.moveaxis(g, d, -1), onehot, axes=1), -1, d)
-        return np.ascontiguousarray(g)
+            # (sums only, as torch's kernels: a one-hot product would turn an inf gradient into inf * 0 = nan)
+            moved = np.moveaxis(g, d, 0)
+            acc = np.zeros((size,) + moved.shape[1:], dtype=g.dtype)
+            np.add.at(acc, idx, moved)
+            g = np.moveaxis(acc, 0, d)
+        return np.ascontiguousarray(g).astype(grad_output._dtype.np_dtype, copy=False)
 
     return materialize(meta, compute, grad_output)
 
