@@ -9,11 +9,15 @@ kernels of the foreach ops:
   ``type(grad_fn).__name__`` is ``CppFunction`` and ``grad_fn.name()`` the node name; ``_foreach_norm`` and
   ``_foreach_div.List`` have entries of their own and Python classes of their name). Its backward runs the
   per-tensor formula for each input (in the alphabetical order of the per-tensor names), for each tensor;
-* in-place (``_foreach_mul_.Scalar``): every written tensor is checked first (a leaf requiring grad raises PyTorch's
-  error), then each tensor gets the per-tensor in-place node (``MulBackward1``).
+* in-place (``_foreach_mul_.List``): every written tensor is checked first (a leaf requiring grad raises PyTorch's
+  error); each written tensor that needs one gets the node of the per-tensor out-of-place formula (``MulBackward0``,
+  a clone of ``self[i]`` saved first where the formula reads self), the op runs once below autograd, and each
+  written tensor is rebased on its node (a mode sees the clones and the one ``_foreach_*_`` call, as in torch).
 
-With grad mode off or nothing requiring grad (optimizers, gradient clipping) the op runs below autograd, bumping
-the version of each written tensor (ADInplaceOrView), so a mode or make_fx sees the one ``_foreach_*`` call.
+With grad mode off or nothing requiring grad (optimizers, gradient clipping) the op runs below autograd, so a mode or
+make_fx sees the one ``_foreach_*`` call. Version counters: torch bumps each written tensor once, from the per-tensor
+ops of its CPU kernel; under a dispatch mode (or a Python-key tensor) those run below ADInplaceOrView, so torch bumps
+nothing, and neither do we.
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ from ...op_overload import namespace
 from ...ops.inplace_or_view import _bump, written_arguments
 from ...ops.native_functions import NATIVE_FUNCTIONS
 from ...tensor import Tensor
-from ...tls import AUTOGRAD_AND_ADINPLACEORVIEW_RAW, per_thread
+from ...tls import AUTOGRAD_AND_ADINPLACEORVIEW_RAW, PYTHON_RAW, per_thread
 from .. import MANUAL_AUTOGRAD_KERNELS
-from ..function import DERIVATIVES, autograd_kernel, derivative
-from ..views import check_inplace
+from ..function import DERIVATIVES, BackwardContext, _aten_clone, _task_needs, autograd_kernel, derivative
+from ..graph import Node, SavedTensor, gradient_edge, node_class
+from ..views import check_inplace, rebase_history
 from . import arithmetic, comparison, reductions, transcendental  # noqa: F401 - the per-tensor formulas, registered first
 
 aten = namespace("aten")
@@ -133,6 +138,73 @@ for _name, (_node, _per_tensor, _names, _bound) in _FOREACH.items():
     _register(_name, _node, _per_tensor, _names, _bound)
 
 
+#: in-place foreach op -> (per-tensor out-of-place formula, {per-tensor name: foreach name}): torch's in-place foreach
+#: kernels give each written tensor the node of the per-tensor formula (``MulBackward0`` for ``_foreach_mul_.List``)
+_INPLACE = {f"{k.partition('.')[0]}_{'.' if '.' in k else ''}{k.partition('.')[2]}": (v[1], v[2])
+            for k, v in _FOREACH.items() if k != "_foreach_norm.Scalar"}
+_INPLACE["_foreach_clamp_min_.Scalar"] = ("clamp_min", {"min": "scalar"})
+_INPLACE["_foreach_clamp_max_.Scalar"] = ("clamp_max", {"max": "scalar"})
+
+
+def _inplace_record(op: Any, ks: int, args: tuple, kwargs: dict, per_tensor: str, names: dict[str, str]) -> None:
+    """An in-place foreach op with something requiring grad: check every written tensor, make tensor ``i``'s node
+    (saving a clone of ``self[i]`` first where the formula reads self), run the op once below autograd, rebase."""
+    d = DERIVATIVES[per_tensor]
+    values = _bind(op, args, kwargs)
+    selfs = values["self"]
+    for t in selfs:
+        check_inplace(t)
+
+    def at(name: str, i: int) -> Any:
+        v = values.get(names.get(name, name), _FIXED.get(name))
+        return v[i] if isinstance(v, (list, tuple)) else v
+
+    plans = []
+    for i, t in enumerate(selfs):
+        ins = [at(n, i) for n in d.inputs]
+        needs = tuple(isinstance(v, Tensor) and v.requires_grad for v in ins)
+        if not any(needs):
+            plans.append(None)
+            continue
+        node = node_class(d.node_name)([gradient_edge(v) if need else (None, 0) for v, need in zip(ins, needs)])
+        plain = {}
+        for n in d.save_inputs:
+            v = t if n == "self" else at(n, i)
+            if n == "self":
+                node.saved["self"] = SavedTensor(_aten_clone(t))  # the generated code's original_self
+            elif isinstance(v, Tensor):
+                node.saved[n] = SavedTensor(v)
+            else:
+                plain[n] = v
+        plans.append((node, needs, plain))
+    redispatch_excluding(op, ks, _AFTER_AUTOGRAD, AUTOGRAD_AND_ADINPLACEORVIEW_RAW, args, kwargs)
+    if not ks & PYTHON_RAW:
+        _bump(selfs)
+    for t, plan in zip(selfs, plans):
+        if plan is None:
+            continue
+        node, needs, plain = plan
+
+        def backward(node: Node, grads: list[Any], needs: tuple = needs, plain: dict = plain) -> Any:
+            return d.backward(BackwardContext(node, plain), grads, _task_needs(node, needs, d.inputs, {}))
+
+        node._backward = backward
+        rebase_history(t, node)
+        if d.save_outputs:  # sqrt_: the result is self after the op
+            node.saved["result"] = SavedTensor(t, True, t._base is not None)
+
+
+def _bind(op: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
+    """Every schema argument by name (defaults filled in)."""
+    out = {}
+    for k, a in enumerate(op._schema.arguments):
+        if not a.kwarg_only and k < len(args):
+            out[a.name] = args[k]
+        else:
+            out[a.name] = kwargs.get(a.name, a.default)
+    return out
+
+
 def _needs_grad(args: tuple, kwargs: dict) -> bool:
     for a in (*args, *kwargs.values()):
         if isinstance(a, Tensor):
@@ -158,12 +230,12 @@ def _foreach_autograd_kernel(name: str) -> Any:
         if per_thread.s.grad_enabled and _needs_grad(args, kwargs):
             if has_formula:
                 return autograd_kernel(op, ks, args, kwargs)  # one Foreach...Backward node
-            for i in positions:  # in place: every written tensor is checked before any is written
-                if i < len(args):
-                    for t in args[i]:
-                        check_inplace(t)
-            return composite(*args, **kwargs)  # the per-tensor in-place ops, each recording its node
+            if name in _INPLACE:
+                return _inplace_record(op, ks, args, kwargs, *_INPLACE[name])
+            return composite(*args, **kwargs)  # (none left: every foreach op has a formula)
         result = redispatch_excluding(op, ks, _AFTER_AUTOGRAD, AUTOGRAD_AND_ADINPLACEORVIEW_RAW, args, kwargs)
+        if ks & PYTHON_RAW:  # a mode or Python-key tensor: the per-tensor ops that bump run below it, unbumping
+            return result
         for i in positions:
             if i < len(args):
                 _bump(args[i])
