@@ -253,7 +253,7 @@ def compute_verdict(torch: Any, name: str, sample: Sample, seed: int = 0) -> Ver
                 warnings.simplefilter("ignore")
                 torch.autograd.grad(diff, list(call.leaves.values()), [torch.ones_like(o) for o in diff],
                                     allow_unused=True)
-        except (NotImplementedError, RuntimeError) as e:
+        except (NotImplementedError, RuntimeError, IndexError) as e:  # IndexError: _foreach_addcdiv's select
             m = _NOT_IMPLEMENTED_ARG.search(str(e))
             drop = tuple(p for p in paths if m is not None and arg_name(name, p) == m.group(1))
             if not drop:

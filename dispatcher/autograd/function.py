@@ -58,6 +58,9 @@ class Derivative:
     #: tensor arguments that must not require grad while grad mode is on (PyTorch's check_no_requires_grad,
     #: e.g. nll_loss_forward's ``weight``): the op refuses them in the forward
     no_requires_grad: tuple[str, ...] = ()
+    #: the Python name of the node's class when it is not ``node_name``: ``"CppFunction"`` for the nodes torch does
+    #: not bind to Python (most ``Foreach...Backward`` ones; ``name()`` still returns ``node_name``)
+    python_class: str | None = None
 
 
 class TensorGeometry:
@@ -394,6 +397,9 @@ def _record(op: Any, ks: int, args: tuple, kwargs: dict, found: tuple) -> Any:
                 set_history(o, node, i)
     # Outputs are saved after they got their history (SavedVariable sees a non-leaf and keeps a detached copy).
     for i in d.save_outputs:
+        if i == -1:  # every output of a Tensor[] result (the foreach nodes' ``result``), as one list
+            saved["result"] = [SavedTensor(o, True) for o in outputs]
+            continue
         o = outputs[i]
         saved[f"result{i}" if len(outputs) > 1 else "result"] = SavedTensor(
             o, True, written is not None and o._base is not None)
@@ -434,7 +440,7 @@ class _Plan:
         self.written = None if written is None else locs[written]
         #: in-place *view* ops (``squeeze_``) change self's geometry, not its values
         self.inplace_view = "inplace_view" in (getattr(op, "tags", None) or ())
-        self.node_cls = node_class(d.node_name)
+        self.node_cls = node_class(d.node_name, d.python_class)
 
 
 _PLANS: dict[Any, _Plan] = {}
@@ -484,6 +490,7 @@ def derivative(
     save_meta: Sequence[str] = (),
     clone_self_for: Sequence[int] = (),
     no_requires_grad: Sequence[str] = (),
+    python_class: str | None = None,
 ) -> Callable[[Callable[..., Sequence[Any]]], Callable[..., Sequence[Any]]]:
     """Decorator registering ``fn(ctx, grads, needs)`` as the derivative of ``op_name``
     ("mul.Tensor" for an aten op, "mylib::scale" for an op of another namespace).
@@ -499,7 +506,7 @@ def derivative(
         DERIVATIVES[op_name] = Derivative(
             op_name, node_name, tuple(inputs), fn, tuple(save_inputs), tuple(save_outputs),
             tuple(non_differentiable_outputs), save_meta=tuple(save_meta), clone_self_for=tuple(clone_self_for),
-            no_requires_grad=tuple(no_requires_grad),
+            no_requires_grad=tuple(no_requires_grad), python_class=python_class,
         )
         return fn
 

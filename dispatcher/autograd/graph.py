@@ -298,11 +298,18 @@ class Node:
 _NODE_CLASSES: dict[str, type[Node]] = {}
 
 
-def node_class(name: str) -> type[Node]:
-    """A Node subclass with PyTorch's name (``AddBackward0``), so ``type(t.grad_fn).__name__`` reads right."""
-    cls = _NODE_CLASSES.get(name)
+def node_class(name: str, python_class: str | None = None) -> type[Node]:
+    """A Node subclass with PyTorch's name (``AddBackward0``), so ``type(t.grad_fn).__name__`` reads right.
+
+    ``python_class`` names the class otherwise: torch's nodes without a Python binding show as ``CppFunction``
+    (their ``name()`` is still ``name``)."""
+    key = name if python_class is None or python_class == name else f"{python_class}:{name}"
+    cls = _NODE_CLASSES.get(key)
     if cls is None:
-        cls = _NODE_CLASSES[name] = type(name, (Node,), {"__module__": "dispatcher.autograd.graph"})
+        attrs: dict[str, Any] = {"__module__": "dispatcher.autograd.graph"}
+        if key != name:
+            attrs["name"] = lambda self: name
+        cls = _NODE_CLASSES[key] = type(python_class or name, (Node,), attrs)
     return cls
 
 
