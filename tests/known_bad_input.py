@@ -245,6 +245,8 @@ KNOWN.update({
         "mixes up the slices); ours normalizes v's logical slices"),
     ('sym_size.int', 'self:None'): ('wrong_class', _UNDEFINED_METADATA + " (so torch's size(1) is out of its one "
                                     "dimension: IndexError)"),
+})
+
 # sweep-fix group sw3 (embedding_bag ops, _trilinear, dropout composites, conv3d, _pad_enum, pad backward ops)
 _PAD_BATCH = ("torch's reflection backward kernel checks only the padded dims of grad_output and reads past a "
               "gradient of a smaller batch (returns garbage); ours checks grad_output's whole size")
