@@ -94,8 +94,6 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
         "torch's CompositeImplicitAutograd kernel takes the undefined tensor on and fails later with another class; ours refuses None for a Tensor argument at binding, as every aten kernel's unboxing does"),
     ('group_norm', 'weight:inf'): ('value',
         "an infinite parameter: torch's fused normalisation (x * (rstd * w) + (b - mean * rstd * w)) gives nan where ours gives +-inf"),
-    ('hardswish_backward', 'self:dtype'): ('value',
-        'not fixed yet: values differ'),
     ('index_fill.int_Scalar', 'index:meta'): ('silent',
         "torch's index_fill reports index_copy's device message from its Meta path; not reproduced (ours computes on meta)"),
     ('index_fill.int_Scalar', 'self:meta'): ('silent',

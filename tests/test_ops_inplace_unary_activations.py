@@ -263,3 +263,19 @@ def test_backward_through_modified_saved_result_raises_as_torch(torch: Any) -> N
 def test_compile_numpy_backend_matches_eager(name: str) -> None:
     prog, shapes, rg = PROGRAMS[name]
     K.compile_matches_eager(prog, _positive(C.arrays(shapes, 4)), rg)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_hardswish_backward_at_its_boundaries_matches_torch(torch: Any, dtype: str) -> None:
+    """torch's CPU kernel: 0 for x <= -3, grad for x >= 3 (so exactly -3 gives 0 and exactly 3 gives grad), also for
+    an integer ``self`` (promoted to the gradient's float dtype); the gradient of hardswish at the same points."""
+    xs = [-4.0, -3.0, -2.5, 0.0, 2.5, 3.0, 4.0]
+    ours = D.ops.aten.hardswish_backward(D.ones(7), D.tensor(xs).to(getattr(D, dtype)))
+    theirs = torch.ops.aten.hardswish_backward(torch.ones(7), torch.tensor(xs).to(getattr(torch, dtype)))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+    if dtype != "int64":
+        x_o = D.tensor(xs, dtype=getattr(D, dtype), requires_grad=True)
+        x_t = torch.tensor(xs, dtype=getattr(torch, dtype), requires_grad=True)
+        DF.hardswish(x_o).sum().backward()
+        torch.nn.functional.hardswish(x_t).sum().backward()
+        np.testing.assert_allclose(x_o.grad.numpy(), x_t.grad.numpy(), rtol=1e-6)

@@ -327,10 +327,10 @@ def hardswish(self: Tensor) -> Tensor:
 
 @impl("hardswish_backward", "CPU", "Meta")
 def hardswish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
-    """``x < -3 ? 0 : x <= 3 ? grad * (x / 3 + 0.5) : grad`` (PyTorch's CPU kernel's boundaries)."""
+    """``x <= -3 ? 0 : x < 3 ? grad * (x / 3 + 0.5) : grad`` (PyTorch's CPU kernel's boundaries: 0 at -3, grad at 3)."""
 
     def compute(g: np.ndarray, x: np.ndarray) -> Any:
-        return np.where(x < -3, g.dtype.type(0), np.where(x <= 3, g * (x / 3 + x.dtype.type(0.5)), g))
+        return np.where(x <= -3, g.dtype.type(0), np.where(x < 3, g * (x / 3 + x.dtype.type(0.5)), g))
 
     return _float_backward("hardswish_backward_cpu", grad_output, self, compute)
 
