@@ -64,8 +64,6 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
         "torch's CompositeImplicitAutograd kernel passes the undefined tensor through (an undefined result); ours refuses None for a Tensor argument at binding"),
     ('convolution_backward', 'grad_output:dtype'): ('silent',
         "torch's oneDNN (mkldnn) path refuses what its native kernel computes; ours computes as the native kernel (torch is the odd one out)"),
-    ('convolution_backward', 'input:dtype'): ('silent',
-        "not fixed yet: torch: NotImplementedError: 'slow_conv2d_cpu_grad_input' not implemented for 'Long'"),
     ('convolution_backward', 'weight:dtype'): ('silent',
         "torch's oneDNN (mkldnn) path refuses what its native kernel computes; ours computes as the native kernel (torch is the odd one out)"),
     ('cross_entropy_loss', 'target:None'): ('wrong_class',

@@ -79,3 +79,23 @@ def test_sdpa_math_on_zero_size_input(torch, shape):
     for g, e in zip(got, expected):
         assert tuple(g.shape) == tuple(e.shape)
         np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+@pytest.mark.parametrize("mask", [(True, False, False), (False, True, False), (False, False, True), (True, True, True)])
+def test_convolution_backward_of_an_integer_input_is_refused_like_torch(torch, dims, mask):
+    """The slow CPU kernels an integer input reaches have no integer case: torch's NotImplementedError names the
+    kernel of the first gradient asked for; the bias gradient alone is computed."""
+    def call(L):
+        x = L.ones((2, 3) + (5,) * dims, dtype=L.int64)
+        w, g = L.ones((4, 3) + (2,) * dims), L.ones((2, 4) + (4,) * dims)
+        return L.ops.aten.convolution_backward(g, x, w, [4], [1] * dims, [0] * dims, [1] * dims, False,
+                                               [0] * dims, 1, list(mask))
+    outcomes = []
+    for L in (torch, dk):
+        try:
+            out = call(L)
+            outcomes.append(("ok", [None if t is None else t.tolist() for t in out]))
+        except Exception as e:  # noqa: BLE001 - compared below
+            outcomes.append((type(e).__name__, str(e)))
+    assert outcomes[1] == outcomes[0]

@@ -28,7 +28,7 @@ from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
 from .convolution_numpy import conv_forward, conv_transposed, conv_weight_grad
 from .fp_errors import quiet_fp
-from .kernel_dtypes import compute_dtype, is_meta
+from .kernel_dtypes import compute_dtype, is_meta, not_implemented
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, materialize
 
@@ -428,6 +428,10 @@ def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor,  # 
     )
     if is_meta(input):
         return tuple(None if m is None else materialize(m, None, input) for m in metas)  # type: ignore[return-value]
+    if not p.transposed and not input._dtype.is_floating_point and (output_mask[0] or output_mask[1]):
+        # the slow (im2col) CPU kernels an integer input reaches have no integer case
+        kernel = f"slow_conv{3 if p.dim == 3 else 2}d_cpu_grad_{'input' if output_mask[0] else 'weight'}"
+        raise not_implemented(kernel, input._dtype)
     ct = compute_dtype(input._dtype)
     go, x, w = _data(grad_output, ct), _data(input, ct), _data(weight, ct)
     grad_input = grad_weight = grad_bias = None
