@@ -36,8 +36,6 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
         "torch's native kernel does not check the per-channel parameter's size / the gradient's shape: it reads as many values as it expects (past the end of a shorter tensor, undefined values); ours refuses"),
     ('_scaled_dot_product_flash_attention_for_cpu_backward', 'key:None'): ('wrong_class',
         "torch's CompositeImplicitAutograd kernel takes the undefined tensor on and fails later with another class; ours refuses None for a Tensor argument at binding, as every aten kernel's unboxing does"),
-    ('_scaled_dot_product_flash_attention_for_cpu_backward', 'key:rank-'): ('wrong_class',
-        'not fixed yet: RuntimeError: scaled_dot_product_attention_flash_attention_backward: Accept only 4 dims inputs shape of {B, H, T, K} | torch: IndexError: Dimension ou'),
     ('_scaled_dot_product_flash_attention_for_cpu_backward', 'logsumexp:None'): ('wrong_class',
         "torch's CompositeImplicitAutograd kernel takes the undefined tensor on and fails later with another class; ours refuses None for a Tensor argument at binding, as every aten kernel's unboxing does"),
     ('_scaled_dot_product_flash_attention_for_cpu_backward', 'logsumexp:rank+'): ('value',
@@ -187,7 +185,9 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
     ('scaled_dot_product_attention', 'query:nan'): ('value',
         "NaN query / key: torch's flash-attention CPU kernel (its online softmax) gives 0 for rows of NaN scores; ours NaN, as softmax of NaN scores gives"),
     ('scaled_dot_product_attention', 'value:zero-size'): ('reject',
-        'not fixed yet: RuntimeError: The size of tensor a (2) must match the size of tensor b (0) at non-singleton dimension 0 | torch returns'),
+        "a value with batch 0 beside a query and key of batch 2: torch's CPU flash kernel takes the output's shape from "
+        "the query and never checks value's batch (it returns zeros); ours refuses the batches that do not "
+        "broadcast, as the math definition does"),
     ('std_mean', 'self:inf'): ('value',
         "all-inf input: torch's Welford mean gives nan (inf - inf); ours the exact mean inf"),
     ('std_mean.correction', 'self:inf'): ('value',

@@ -99,3 +99,20 @@ def test_convolution_backward_of_an_integer_input_is_refused_like_torch(torch, d
         except Exception as e:  # noqa: BLE001 - compared below
             outcomes.append((type(e).__name__, str(e)))
     assert outcomes[1] == outcomes[0]
+
+
+@pytest.mark.parametrize("which", [1, 2, 3])
+def test_flash_attention_backward_reads_a_size_before_its_rank_check_like_torch(torch, which):
+    """A 3-d query, key or value reaches torch's ``size(3)`` before the 4-d check: an IndexError, as here."""
+    def call(L):
+        q, k, v = L.ones(2, 3, 4, 8), L.ones(2, 3, 5, 8), L.ones(2, 3, 5, 8)
+        out, lse = L.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v)[:2]
+        args = [L.ones(2, 3, 4, 8), q, k, v, out, lse]
+        args[which] = args[which][0]
+        return L.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(*args, 0.0, False)
+    errors = []
+    for L in (torch, dk):
+        with pytest.raises(IndexError) as info:
+            call(L)
+        errors.append(str(info.value))
+    assert errors[1] == errors[0]

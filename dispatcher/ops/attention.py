@@ -240,6 +240,12 @@ def _flash_checks(query: Tensor, key: Tensor, value: Tensor, dropout_p: float) -
 def _flash_backward_checks(grad_out: Tensor, query: Tensor, key: Tensor, value: Tensor, out: Tensor) -> None:
     """The flash backward kernel's shape checks (PyTorch's messages) and its typed accessors' dtype check."""
     name = "scaled_dot_product_attention_flash_attention_backward"
+    for t in (query, key, value):  # the kernel reads each one's size(3) before its rank check
+        d = t.dim()
+        if d == 0:
+            raise IndexError("dimension specified as 3 but tensor has no dimensions")
+        if d < 4:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], but got 3)")
     if not (query.dim() == key.dim() == value.dim() == 4):
         raise RuntimeError(f"{name}: Accept only 4 dims inputs shape of {{B, H, T, K}}")
     if not (query._shape[3] == value._shape[3] and key._shape[3] == value._shape[3]):
