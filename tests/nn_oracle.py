@@ -167,3 +167,16 @@ def check_module(torch: Any, make: Callable[[Any], Any], make_inputs: Callable[[
 def randn(L: Any, seed: int, *shape: int) -> Any:
     """A float32 tensor of ``L`` with standard-normal values drawn by NumPy (the same in both libraries)."""
     return L.tensor(np.random.default_rng(seed).standard_normal(shape).astype(np.float32))
+
+
+def check_same_error(torch: Any, make: Callable[[Any], Any], make_inputs: Callable[[Any, int], list]) -> None:
+    """The module's forward raises in torch; ours raises the same exception class with the same message."""
+    import pytest
+
+    m_t, a_t, m_o, a_o = build_both(torch, make, make_inputs)
+    with pytest.raises(Exception) as e_t:  # noqa: PT011 - compared below
+        m_t(*a_t)
+    with pytest.raises(Exception) as e_o:  # noqa: PT011 - compared below
+        m_o(*a_o)
+    assert type(e_o.value).__name__ == type(e_t.value).__name__
+    assert str(e_o.value) == str(e_t.value)

@@ -12,7 +12,7 @@ import pytest
 
 import dispatcher as D
 from tests import corpus as C
-from tests.nn_oracle import CONFIGS, build_both, check_eager, check_graphs, check_module, randn
+from tests.nn_oracle import CONFIGS, build_both, check_eager, check_graphs, check_module, check_same_error, randn
 
 torch = pytest.importorskip("torch")
 
@@ -121,14 +121,7 @@ ERROR_CASES = {
 
 @pytest.mark.parametrize("case", list(ERROR_CASES))
 def test_norm_errors_match_torch(case: str) -> None:
-    make, make_inputs = ERROR_CASES[case]
-    m_t, a_t, m_o, a_o = build_both(torch, make, make_inputs)
-    with pytest.raises(Exception) as e_t:
-        m_t(*a_t)
-    with pytest.raises(Exception) as e_o:
-        m_o(*a_o)
-    assert type(e_o.value).__name__ == type(e_t.value).__name__
-    assert str(e_o.value) == str(e_t.value)
+    check_same_error(torch, *ERROR_CASES[case])
 
 
 def test_group_norm_constructor_error_and_instance_norm_warning() -> None:
