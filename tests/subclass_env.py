@@ -10,6 +10,7 @@ line of the message)``, with our spellings of op names turned into torch's (``di
 from __future__ import annotations
 
 import types
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -66,12 +67,23 @@ def both(torch: Any, program: Any) -> tuple[Any, Any]:
     return program(env("torch")), program(env("ours"))
 
 
-def skip_logging_tensor_in_pytest_capture(monkeypatch: Any) -> None:
+def skip_logging_tensor_in_pytest_capture(monkeypatch: Any) -> Iterator[None]:
     """(a fixture body) Records of the "LoggingTensor" logger carry (args, kwargs, results), not %-arguments:
     pytest's capture handlers, when such a record reaches them (torch's logging setup can attach them to that
-    logger), cannot format it and fail the test; they skip those records."""
+    logger), cannot format it and fail the test; they skip those records. torch's ``capture_logs`` leaves that
+    logger at INFO (it sets the level and ``propagate`` and never restores them): both are put back after the test,
+    so a later test's torch ``LoggingTensor`` does not log into pytest's handlers."""
+    import logging
+
     from _pytest.logging import LogCaptureHandler
 
     handle = LogCaptureHandler.handle
     monkeypatch.setattr(LogCaptureHandler, "handle",
                         lambda self, record: False if record.name == "LoggingTensor" else handle(self, record))
+    log = logging.getLogger("LoggingTensor")
+    saved = (log.level, log.propagate)
+    try:
+        yield
+    finally:
+        log.setLevel(saved[0])
+        log.propagate = saved[1]

@@ -223,6 +223,9 @@ def _assert_same(got: Any, expected: Any) -> None:
     if expected is None:
         assert got is None
         return
+    if not isinstance(expected, D.Tensor):  # sym_size.int, sym_is_contiguous, ...: a Python number or bool
+        assert type(got) is type(expected) and got == expected
+        return
     assert got.dtype == expected.dtype and tuple(got.shape) == tuple(expected.shape)
     np.testing.assert_allclose(got.numpy().astype(np.float64), expected.numpy().astype(np.float64),
                                rtol=2e-3 if expected.dtype is D.float16 else 1e-5, atol=1e-5)

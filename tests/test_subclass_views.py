@@ -15,7 +15,11 @@ from typing import Any
 import pytest
 
 import dispatcher as D
+from tests.subclass_env import skip_logging_tensor_in_pytest_capture
 from tracer import pytree as our_pytree
+
+# torch's LoggingTensor logs records pytest's capture handlers cannot format (see the fixture)
+_pytest_capture_skips_logging_tensor = pytest.fixture(autouse=True)(skip_logging_tensor_in_pytest_capture)
 
 
 def _rewrapping(T: Any) -> type:

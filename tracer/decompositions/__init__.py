@@ -100,15 +100,43 @@ def is_preservable_cia_op(op: OpOverload) -> bool:
     """A functional CompositeImplicitAutograd op: PyTorch's core table maps every such op to its CIA decomposition.
 
     The rule of torch/_export/utils.py ``_check_valid_to_preserve``: a CIA kernel, no argument aliased or written
-    (``Tensor(a)``), and not tagged ``maybe_aliasing_or_mutating`` (``dropout``). Aliasing CIA ops (``reshape``,
+    (``Tensor(a)``), not tagged ``maybe_aliasing_or_mutating`` (``dropout``), and not one of FunctionalTensor's
+    ``metadata_fns`` (``dim``, ``numel``, ``is_contiguous``, ...: ``_METADATA_FNS``). Aliasing CIA ops (``reshape``,
     ``flatten``, ``to``, ``contiguous``, ...) are left out: they always decompose.
     """
     cia = DispatchKey.CompositeImplicitAutograd
+    if op in _METADATA_FNS:
+        return False
     if not (op.kernels.get(cia) or cia in op.py_kernels) or op._schema is None:
         return False
     if op._schema.is_mutable or any(a.alias_info is not None for a in op._schema.arguments):
         return False
     return "maybe_aliasing_or_mutating" not in op.tags and "maybe_aliasing_or_mutating" not in op._table_tags
+
+
+def _aten_overloads(names: Iterable[str]) -> frozenset[OpOverload]:
+    out = []
+    for name in names:
+        packet, overload = name.split(".")
+        op = getattr(aten, packet, None)
+        if op is not None and overload in op.overloads():
+            out.append(getattr(op, overload))
+    return frozenset(out)
+
+
+#: torch/_subclasses/functional_tensor.py ``FunctionalTensor.metadata_fns``: never preservable (the ``aten`` ones;
+#: ``prim::device`` is not an aten op)
+_METADATA_FNS: frozenset[OpOverload] = _aten_overloads((
+    "is_contiguous.default", "is_contiguous.memory_format", "is_strides_like_format.default",
+    "is_non_overlapping_and_dense.default", "size.default", "sym_size.default", "stride.default",
+    "sym_stride.default", "storage_offset.default", "sym_storage_offset.default", "numel.default",
+    "sym_numel.default", "dim.default"))
+
+#: torch/export/decomp_utils.py ``PRESERVED_ATEN_CIA_OPS``: CIA ops the core table leaves alone (unless
+#: ``_core_aten_decompositions_post_autograd`` has them, as ``mish_backward`` / ``silu_backward``)
+PRESERVED_ATEN_CIA_OPS: frozenset[OpOverload] = _aten_overloads((
+    "upsample_bilinear2d.vec", "upsample_nearest2d.vec", "mish_backward.default", "silu_backward.default",
+    "_fused_rms_norm.default"))
 
 
 def _listed_aten_ops() -> list[OpOverload]:
@@ -218,11 +246,12 @@ def core_aten_decompositions() -> dict[OpOverload, Callable[..., Any]]:
     """A fresh table lowering to core aten, as ``torch._decomp.core_aten_decompositions()`` does.
 
     The decompositions of ``CORE_ATEN_DECOMPOSITION_OPS``, plus every functional CIA op of the listing
-    (``is_preservable_cia_op``), mapped to its global-table entry if it has one, else to its CIA kernel.
+    (``is_preservable_cia_op``) but ``PRESERVED_ATEN_CIA_OPS``, mapped to its global-table entry if it has one, else
+    to its CIA kernel.
     """
     table = get_decompositions(CORE_ATEN_DECOMPOSITION_OPS)
     for op in _listed_aten_ops():
-        if is_preservable_cia_op(op):
+        if is_preservable_cia_op(op) and op not in PRESERVED_ATEN_CIA_OPS and op not in table:
             table[op] = global_decomposition_table.get(op) or _cia_decomposition(op)
     return table
 
