@@ -263,3 +263,36 @@ KNOWN.update({
         "same-sign inputs gives inf; ours multiplies the zero-padded input (inf * 0 = nan there), as the "
         "convolution's definition does"),
 })
+# fix group ga (recurrent family: mkldnn_rnn_layer, rnn cells / .data overloads, unsafe_chunk)
+_ONEDNN_UNCHECKED = ("torch hands the weights / states to oneDNN's LSTM primitive without checking their sizes "
+                     "(it reads past a smaller one and returns); ours checks each against [4 * hidden_size, "
+                     "input_size] / [4 * hidden_size, hidden_size] / [batch, hidden_size] and refuses")
+_WORKSPACE = ("train=True: torch's fourth output is oneDNN's opaque workspace (28672 scratch bytes here, a size "
+              "oneDNN picks); ours returns an empty one (its mkldnn_rnn_layer_backward recomputes the gates)")
+_META_PARAM = ("torch's CPU recurrent kernel takes a meta parameter among CPU tensors without a device check and "
+               "returns a CPU result (measured against torch 2.13); ours refuses the cpu/meta mix, as the matmul / "
+               "addmm it decomposes into do")
+_UNDEFINED_DIM = ("torch's CompositeImplicitAutograd kernel takes the undefined tensor on (its size(1) fails with "
+                  "IndexError); ours refuses None for a Tensor argument at binding, as every aten kernel's unboxing "
+                  "does")
+KNOWN.update({
+    ('lstm.input', 'input:shape'): ('reject', _ONEDNN_UNCHECKED),
+    ('lstm.input', 'params:elem-rank+'): ('reject', _ONEDNN_UNCHECKED),
+    ('mkldnn_rnn_layer', 'weight0:shape'): ('reject', _ONEDNN_UNCHECKED),
+    ('mkldnn_rnn_layer', 'weight1:rank-'): ('reject', _ONEDNN_UNCHECKED),
+    ('mkldnn_rnn_layer', 'cx_:rank+'): ('reject', _ONEDNN_UNCHECKED),
+    ('mkldnn_rnn_layer', 'weight0:inf'): ('value', _WORKSPACE),
+    ('mkldnn_rnn_layer', 'weight2:dtype'): ('value', _WORKSPACE),
+    ('mkldnn_rnn_layer', 'hx_:inf'): ('value', _WORKSPACE),
+    ('mkldnn_rnn_layer', 'cx_:nan'): ('value', _WORKSPACE),
+    ('mkldnn_rnn_layer', 'reverse:int'): ('value', _WORKSPACE),
+    ('mkldnn_rnn_layer', 'bidirectional:int'): ('value', _WORKSPACE),
+    ('gru.data', 'params:elem-meta'): ('reject', _META_PARAM),
+    ('lstm.data', 'params:elem-meta'): ('reject', _META_PARAM),
+    ('rnn_relu.data', 'params:elem-meta'): ('reject', _META_PARAM),
+    ('rnn_tanh.data', 'params:elem-meta'): ('reject', _META_PARAM),
+    ('gru_cell', 'w_hh:meta'): ('reject', _META_PARAM),
+    ('gru_cell', 'w_ih:None'): ('wrong_class', _UNDEFINED_DIM),
+    ('lstm_cell', 'input:None'): ('wrong_class', _UNDEFINED_DIM),
+    ('unsafe_chunk', 'self:None'): ('wrong_class', _UNDEFINED_DIM),
+})

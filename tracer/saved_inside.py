@@ -42,6 +42,8 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import numpy as np
+
 from dispatcher.modes.dispatch_mode import TorchDispatchMode
 from dispatcher.tensor import Tensor
 from dispatcher.tls import per_thread
@@ -167,6 +169,42 @@ def _written(func: Any) -> tuple[frozenset, frozenset]:
     return w
 
 
+def _geometry(t: Tensor) -> tuple:
+    return (t._shape, t._stride, t._storage_offset, t._dtype.itemsize)
+
+
+def _elements(geometry: tuple) -> Any:
+    """The byte offsets into the storage of the elements a tensor of this geometry reads (a set)."""
+    shape, stride, offset, size = geometry
+    if 0 in shape:
+        return set()
+    idx = np.full((), offset, dtype=np.int64)
+    for n, st in zip(shape, stride, strict=True):
+        idx = np.add.outer(idx, np.arange(n, dtype=np.int64) * st)
+    return set((idx.ravel() * size).tolist())
+
+
+def _span(geometry: tuple) -> tuple[int, int]:
+    """[first, last) byte offsets spanned (empty for no element)."""
+    shape, stride, offset, size = geometry
+    if 0 in shape:
+        return (0, 0)
+    lo = offset + sum((n - 1) * st for n, st in zip(shape, stride, strict=True) if st < 0)
+    hi = offset + sum((n - 1) * st for n, st in zip(shape, stride, strict=True) if st > 0) + 1
+    return (lo * size, hi * size)
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    """Do two tensors on one storage share an element (``unsafe_split``'s chunks do not)?"""
+    if a == b:
+        return True
+    lo_a, hi_a, lo_b, hi_b = *_span(a), *_span(b)
+    if hi_a <= lo_b or hi_b <= lo_a:
+        return False
+    ea, eb = _elements(a), _elements(b)
+    return not ea.isdisjoint(eb)
+
+
 class SavedInside:
     """What ran inside the ops kept whole of one pre-dispatch trace, and the nodes recomputing it."""
 
@@ -178,6 +216,9 @@ class SavedInside:
         #: keys of outputs of the last op if it wrote to its arguments: the version counter is bumped above the
         #: recorder (ADInplaceOrView), after the op returns, so their version is read at the next op or at exit
         self._pending: list[tuple] = []
+        #: id(storage) -> (the storage, [(entry, output index)] of the recorded outputs on it): a write through
+        #: one of them (``unsafe_split``'s chunks, whose version counters are their own) changes the others
+        self.by_storage: dict[int, tuple[Any, list[tuple[_Entry, int | None, tuple]]]] = {}
 
     # --- recording -----------------------------------------------------------------------------
     def _lookup(self, t: Any) -> tuple[_Entry, int | None] | None:
@@ -235,6 +276,15 @@ class SavedInside:
         if positions or names:
             writes = tuple(r for i, r in enumerate(ref_args) if i in positions and isinstance(r, _Inner))
             writes += tuple(r for k, r in ref_kwargs.items() if k in names and isinstance(r, _Inner))
+            written = [a for i, a in enumerate(args) if i in positions and isinstance(a, Tensor)]
+            written += [a for k, a in kwargs.items() if k in names and isinstance(a, Tensor)]
+            seen = {(id(r.entry), r.index) for r in writes}
+            for t in written:
+                shared = self.by_storage.get(id(t._storage)) if t._storage is not None else None
+                for e, i, geometry in shared[1] if shared is not None else ():
+                    if (id(e), i) not in seen and _overlap(geometry, _geometry(t)):
+                        seen.add((id(e), i))
+                        writes += (_Inner(e, i),)
         self._seq += 1
         entry = _Entry(self._seq, func, ref_args, ref_kwargs, self.tracer.meta_val(out), multi, whole, writes)
         for index, t in (enumerate(out) if multi else ((None, out),)):
@@ -242,6 +292,9 @@ class SavedInside:
                 counter = t._version_counter
                 key = _alias_key(t)
                 self.by_key[key] = (counter, counter.version, entry, index)
+                storage = t._storage
+                if storage is not None:
+                    self.by_storage.setdefault(id(storage), (storage, []))[1].append((entry, index, _geometry(t)))
                 if positions or names:
                     self._pending.append(key)
         return out
@@ -254,15 +307,19 @@ class SavedInside:
             return None
         entry, index = hit
         needed: dict[int, _Entry] = {}
-        if not self._collect(entry, needed):
+        if not self._collect(entry, needed, index):
             return None
         for e in sorted(needed.values(), key=lambda e: e.seq):  # the order they ran in (in-place ops included)
             self._emit(e)
         return entry.node[index] if entry.multi else entry.node
 
-    def _collect(self, entry: _Entry, needed: dict[int, _Entry]) -> bool:
-        """Gather the entries not yet emitted that ``entry`` depends on; False if an outside input changed."""
-        if entry.node is not None or entry.seq in needed:
+    def _collect(self, entry: _Entry, needed: dict[int, _Entry], index: int | None = None) -> bool:
+        """Gather the entries not yet emitted that output ``index`` of ``entry`` depends on; False if an outside
+        input changed."""
+        if entry.seq in needed:
+            return True
+        node = entry.node
+        if node is not None and (not entry.multi or index is None or node[index] is not None):
             return True
         if _draws_random(entry.func, entry.args, entry.kwargs):
             return False  # a new draw would not give the value autograd saved (dropout's mask): left baked
@@ -271,7 +328,7 @@ class SavedInside:
         while stack:
             a = stack.pop()
             if isinstance(a, _Inner):
-                if not self._collect(a.entry, needed):
+                if not self._collect(a.entry, needed, a.index):
                     return False
             elif isinstance(a, _Outer):
                 if a.counter.version != a.version:
@@ -316,9 +373,15 @@ class SavedInside:
                 items.append(item)
             node = items
         # an in-place op changes the value behind the nodes of what it wrote to: a later use of their former
-        # value recomputes it
+        # value recomputes it (only the output written: ``unsafe_split``'s other chunks keep their nodes)
         for w in entry.writes:
-            if w.entry is not entry:
+            if w.entry is entry or w.entry.node is None:
+                continue
+            if w.entry.multi and w.index is not None:
+                items = list(w.entry.node)
+                items[w.index] = None
+                w.entry.node = items
+            else:
                 w.entry.node = None
         entry.node = node
 

@@ -145,6 +145,11 @@ def _check(name: str, args: tuple, kwargs: dict) -> None:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
 
 
+#: CompositeExplicitAutograd ops whose kernel reads a CPU argument's values by design and runs on meta data as it
+#: is (torch runs that kernel for the Meta key too): ``_pack_padded_sequence``'s CPU ``lengths``
+_READS_CPU_ARGUMENT = frozenset({"_pack_padded_sequence"})
+
+
 def _as_meta(v: Any) -> Any:
     if isinstance(v, Tensor):
         if v._data is None:
@@ -168,7 +173,7 @@ def mixed_device_kernel(op: Any, kernel: KernelFunction) -> KernelFunction | Non
     if op.namespace != "aten" or kernel.is_fallthrough:
         return None
     name = _short_name(op)
-    if _KINDS.get(name, CIA) == CIA:
+    if _KINDS.get(name, CIA) == CIA or name in _READS_CPU_ARGUMENT:
         return None
 
     def mixed(op_: Any, ks: int, args: tuple, kwargs: dict) -> Any:

@@ -298,6 +298,7 @@ def _mkldnn_lstm(input: Tensor, hx: list[Tensor], params: list[Tensor], has_bias
     """mkldnn/RNN.cpp ``mkldnn_rnn``: one ``mkldnn_rnn_layer`` per layer and direction."""
     hidden_size = hx[0].size(2)
     x = _op("transpose.int")(input, 0, 1) if batch_first else input
+    x.size(2)  # mkldnn_rnn's input_size (an IndexError for a 2-D input)
     x = _op("contiguous")(x)
     h, c = _op("contiguous")(hx[0]), _op("contiguous")(hx[1])
     stride = 4 if has_biases else 2
@@ -307,6 +308,9 @@ def _mkldnn_lstm(input: Tensor, hx: list[Tensor], params: list[Tensor], has_bias
         outputs = []
         for direction in range(directions):
             index = layer * directions + direction
+            if (index + 1) * stride > len(params):  # c10::ArrayRef::slice
+                raise RuntimeError(f"ArrayRef: invalid slice, N = {index * stride}; M = {stride}; "
+                                   f"size = {len(params)}")
             w = params[index * stride:(index + 1) * stride]
             layer_hx, layer_cx = _op("select.int")(h, 0, index), _op("select.int")(c, 0, index)
             if has_biases:

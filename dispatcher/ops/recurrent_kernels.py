@@ -27,7 +27,12 @@ def _meta(shape: tuple[int, ...], dtype: _dt.dtype) -> TensorMeta:
     return TensorMeta(shape, contiguous_strides(shape), dtype)
 
 
-def _lstm_forward(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, bias: np.ndarray | None, h0: np.ndarray,
+def _lstm_forward(*args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    with np.errstate(invalid="ignore", over="ignore"):  # inf / nan inputs give nan, as oneDNN's do, silently
+        return _lstm_forward_steps(*args, **kwargs)
+
+
+def _lstm_forward_steps(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, bias: np.ndarray | None, h0: np.ndarray,
                   c0: np.ndarray, reverse: bool, keep: bool = False) -> tuple[Any, ...]:
     """One LSTM layer over a (seq, batch, input) sequence: outputs, final states and (``keep``) per step the
     activated gates and the cell states (for the backward)."""
@@ -72,9 +77,24 @@ def mkldnn_rnn_layer(input: Tensor, weight0: Tensor, weight1: Tensor, weight2: T
              _meta((0,), _dt.uint8))
     if input._device.type == "meta":
         return tuple(materialize(m, None, input) for m in metas)  # type: ignore[return-value]
+    if input.numel() == 0 or hx_.numel() == 0 or cx_.numel() == 0:
+        raise RuntimeError("could not execute a primitive")  # oneDNN refuses an empty memory descriptor
+    batch, features = input._shape[1], input._shape[2]
+    # PyTorch hands the weights to oneDNN unchecked (reading past a smaller one); ours checks their sizes
+    expected = ((weight0, (4 * hidden_size, features), "weight0"), (weight1, (4 * hidden_size, hidden_size), "weight1"),
+                (hx_, (batch, hidden_size), "hx_"), (cx_, (batch, hidden_size), "cx_"))
+    for t, shape, name in expected:
+        if t.numel() != shape[0] * shape[1] or (t is weight0 or t is weight1) and tuple(t._shape) != shape:
+            raise RuntimeError(f"mkldnn_rnn_layer: expected {name} of size {list(shape)}, but got {list(t._shape)}")
+    if has_biases:
+        a, b = weight2._shape, weight3._shape
+        for i in range(1, max(len(a), len(b)) + 1):
+            sa, sb = (a[-i] if i <= len(a) else 1), (b[-i] if i <= len(b) else 1)
+            if sa != sb and sa != 1 and sb != 1:
+                raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                                   f"non-singleton dimension {max(len(a), len(b)) - i}")
     f64 = np.float64
-    bias = (weight2._data.astype(f64) + weight3._data.astype(f64)) if has_biases else None
-    batch = input._shape[1]  # hx_ / cx_ are (batch, hidden), or (1, batch, hidden) from torch/_decomp's caller
+    bias = (weight2._data.astype(f64) + weight3._data.astype(f64)) if has_biases else None  # hx_ / cx_ are (batch, hidden), or (1, batch, hidden) from torch/_decomp's caller
     out, h, c, _, _ = _lstm_forward(input._data.astype(f64), weight0._data.astype(f64), weight1._data.astype(f64),
                                     bias, hx_._data.astype(f64).reshape(batch, -1),
                                     cx_._data.astype(f64).reshape(batch, -1), reverse)
