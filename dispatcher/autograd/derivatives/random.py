@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ...op_overload import namespace
 from ..function import derivative
+from .not_implemented import register_not_implemented
 
 aten = namespace("aten")
 
@@ -37,3 +38,10 @@ def _bernoulli(ctx, grads, needs):
 def _bernoulli_p(ctx, grads, needs):
     """PyTorch has no formula for ``bernoulli.p``: its node is ``NotImplemented``, which fails when reached."""
     raise RuntimeError("derivative for aten::bernoulli is not implemented")
+
+
+# randint_like has no formula and no autograd kernel: torch's autograd fallback records a NotImplemented node for a
+# floating-point result (the torch.randint_like binding runs below autograd, so only the aten op records it)
+for _op in ("randint_like", "randint_like.low_dtype"):
+    register_not_implemented(_op, ("self",), "randint_like")
+del _op
