@@ -2160,3 +2160,10 @@ def _table_resizing() -> list[OpInfo]:
 
 
 OPS.update({info.name: info for info in _table_resizing()})
+# --- norm.Scalar / norm.ScalarOpt_dim (Tensor.norm, which norm_except_dim calls) ------------------------------------
+OPS.update({info.name: info for info in [
+    OpInfo("norm.Scalar", [S(T((3, 4))), S(T((3, 4)), 1), S(T((4, 3), D, "transposed"), 3), S(T((5,)), float("inf")),
+                           S(T(()))], [S(T((3, 4), L)), S(T((0, 3)), -float("inf"))]),
+    OpInfo("norm.ScalarOpt_dim", [S(T((3, 4)), 2, [1]), S(T((3, 4)), None, [0], True), S(T((4, 3), D, "transposed"), 1, [0]),
+                                  S(T((2, 3, 4)), 3, [0, 2])], [S(T((3, 4), L), 2, [1]), S(T((3, 4)), 2, [2])]),
+]})

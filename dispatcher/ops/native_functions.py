@@ -829,4 +829,7 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", CIA, tags=('inplace',)),
     OpDef("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", BACKEND, tags=()),
     OpDef("where(Tensor condition) -> Tensor[]", CIA, tags=()),
+    # norm_except_dim's Tensor.norm calls (NormBackward0 / NormBackward1)
+    OpDef("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", CEA, tags=('reduction',)),
+    OpDef("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", BACKEND, tags=('reduction',)),
 )

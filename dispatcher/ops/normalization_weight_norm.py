@@ -28,18 +28,19 @@ aten = namespace("aten")
 
 @impl("norm_except_dim", "CompositeImplicitAutograd")
 def norm_except_dim(v: Tensor, pow: int = 2, dim: int = 0) -> Tensor:  # noqa: A002 - the schema's name
-    """The ``pow``-norm of ``v`` over every dimension but ``dim`` (kept with size 1)."""
+    """The ``pow``-norm of ``v`` over every dimension but ``dim`` (kept with size 1), by ``Tensor.norm`` as
+    WeightNorm.cpp (``norm.Scalar`` / ``norm.ScalarOpt_dim``)."""
     if dim == -1:
-        return aten.linalg_vector_norm.default(v, pow)
+        return aten.norm.Scalar(v, pow)
     ndim = v.dim()
     if dim == 0:
         output_size = [v.size(0)] + [1] * (ndim - 1)
         flat = aten.view.default(aten.contiguous.default(v), [v.size(0), -1])
-        return aten.view.default(aten.linalg_vector_norm.default(flat, pow, [1]), output_size)
+        return aten.view.default(aten.norm.ScalarOpt_dim(flat, pow, [1]), output_size)
     if dim == ndim - 1:
         output_size = [1] * (ndim - 1) + [v.size(ndim - 1)]
         flat = aten.view.default(aten.contiguous.default(v), [-1, v.size(ndim - 1)])
-        return aten.view.default(aten.linalg_vector_norm.default(flat, pow, [0]), output_size)
+        return aten.view.default(aten.norm.ScalarOpt_dim(flat, pow, [0]), output_size)
     swapped = aten.transpose.int(v, 0, dim)
     return aten.transpose.int(aten.norm_except_dim.default(swapped, pow, 0), 0, dim)
 

@@ -441,7 +441,10 @@ def linalg_vector_norm(self: Tensor, ord: Any = 2, dim: Sequence[int] | None = N
     dims = reduction_dims(dim, self.dim())
     p = float(ord)
     if p < 0 or math.isinf(p):
-        for d in (dims if dim is not None and len(dim) else range(self.dim())):
+        if not (dim is not None and len(dim)) and self.numel() == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {_scalar_str(ord)} norm on an empty tensor "
+                               "because the operation does not have an identity")
+        for d in (dims if dim is not None and len(dim) else ()):
             if self._shape[d] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {_scalar_str(ord)} norm on the dimension "
                                    f"{d}because this dimension is empty and the operation does not have an identity")
@@ -464,6 +467,26 @@ def linalg_vector_norm(self: Tensor, ord: Any = 2, dim: Sequence[int] | None = N
             return np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
 
     return materialize(meta, compute, self)
+
+
+def _check_norm_input(self: Tensor) -> None:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {scalar_type_name(self._dtype)} instead.")
+
+
+@impl("norm.Scalar", "CompositeExplicitAutograd")
+def norm_scalar(self: Tensor, p: Any = 2) -> Tensor:
+    """``Tensor.norm(p)``: the vector norm of all elements (ReduceOps.cpp's ``norm``)."""
+    _check_norm_input(self)
+    return aten.linalg_vector_norm.default(self, p)
+
+
+@impl("norm.ScalarOpt_dim", "CPU", "Meta")
+def norm_scalaropt_dim(self: Tensor, p: Any, dim: Sequence[int], keepdim: bool = False) -> Tensor:
+    """``Tensor.norm(p, dim, keepdim)``: the structured ``norm_out``, ``linalg_vector_norm`` with ``p`` 2 if None."""
+    _check_norm_input(self)
+    return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim)
 
 
 # --- sum_to_size (CompositeImplicitAutograd) -----------------------------------------------------------

@@ -224,6 +224,7 @@ CORE_ATEN_DECOMPOSITION_OPS += tuple(_overload(n) for n in (
     "_upsample_nearest_exact1d.default", "_upsample_nearest_exact2d.default", "_upsample_nearest_exact3d.default",
     "upsample_linear1d.default", "pixel_shuffle.default", "pixel_unshuffle.default",
 ))
+CORE_ATEN_DECOMPOSITION_OPS += (_overload("norm.Scalar"), _overload("norm.ScalarOpt_dim"))  # reductions (torch._refs.norm)
 
 #: ops in PyTorch's core table whose decomposition calls an op our listing lacks: op -> the missing op
 MISSING_CORE_DECOMPOSITIONS: dict[str, str] = {

@@ -122,3 +122,9 @@ def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False) -> t
     if keepdim:
         args = [args[0] if args else [], True]
     return aten.amin.default(self, *args), aten.amax.default(self, *args)
+
+
+@register_decomposition([aten.norm.Scalar, aten.norm.ScalarOpt_dim])
+def norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """torch._refs.norm for a numeric ``p``: ``linalg_vector_norm`` (``p`` None: 2)."""
+    return aten.linalg_vector_norm.default(self, 2 if p is None else p, dim, keepdim)

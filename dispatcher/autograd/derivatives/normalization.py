@@ -15,8 +15,9 @@ from typing import Any
 
 from ...op_overload import namespace
 from ..function import derivative
+from ..grad_mode import is_grad_enabled
 from .cpp_idioms import _strided_options as _options
-from .not_implemented import _not_implemented
+from .not_implemented import _not_implemented, register_not_implemented
 
 aten = namespace("aten")
 
@@ -322,8 +323,38 @@ def _native_group_norm_backward(ctx, grads, needs):
 @derivative("_weight_norm_interface", "WeightNormInterfaceBackward0", ("v", "g"),
             save_inputs=("v", "g", "dim"), save_outputs=(1,), non_differentiable_outputs=(1,))
 def _weight_norm_interface_formula(ctx, grads, needs):
-    """``_weight_norm_interface_backward(grad.contiguous(), v, g, result1, dim)`` (the first-order path)."""
+    """``_weight_norm_interface_backward(grad.contiguous(), v, g, result1, dim)``, or while building a graph
+    (create_graph) ``_weight_norm_differentiable_backward``: the same formula in differentiable ops."""
     grad = grads[0]
     if grad is None:
         return (None, None)
-    return aten._weight_norm_interface_backward.default(grad.contiguous(), ctx.v, ctx.g, ctx.result1, ctx.dim)
+    grad = grad.contiguous()
+    if is_grad_enabled():
+        return _weight_norm_differentiable_backward(grad, ctx.v, ctx.g, ctx.result1, ctx.dim)
+    return aten._weight_norm_interface_backward.default(grad, ctx.v, ctx.g, ctx.result1, ctx.dim)
+
+
+def _weight_norm_differentiable_backward(grad_w: Any, v: Any, g: Any, norms: Any, dim: int) -> tuple[Any, Any]:
+    """FunctionsManual's ``_weight_norm_differentiable_backward``: sums of ``grad_w * v`` over every dim but ``dim``
+    (the first or the last), then ``grad_v = (g / norms) * (grad_w - v * (sums / (norms * norms)))`` and
+    ``grad_g = sums / norms``."""
+    last_dim = v.dim() - 1
+    if dim != 0 and dim != last_dim:
+        raise RuntimeError("Expected dim to be the first or last dimension")
+    bcast_size = [1] * v.dim()
+    prod = aten.mul.Tensor(grad_w, v)
+    if dim == 0:
+        bcast_size[0] = v.size(0)
+        sums = aten.sum.dim_IntList(aten.view.default(prod, [v.size(0), -1]), [1])
+    else:
+        bcast_size[last_dim] = v.size(last_dim)
+        sums = aten.sum.dim_IntList(aten.view.default(prod, [-1, v.size(last_dim)]), [0])
+    sums = aten.view.default(sums, bcast_size)
+    grad_v = aten.mul.Tensor(aten.div.Tensor(g, norms), aten.sub.Tensor(
+        grad_w, aten.mul.Tensor(v, aten.div.Tensor(sums, aten.mul.Tensor(norms, norms)))))
+    return (grad_v, aten.div.Tensor(sums, norms))
+
+
+# no entry in derivatives.yaml: torchgen's kernel records a NotImplemented node over the four tensors
+register_not_implemented("_weight_norm_interface_backward", ("grad_w", "saved_v", "saved_g", "saved_norms"),
+                         "_weight_norm_interface_backward")

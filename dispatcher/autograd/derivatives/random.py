@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from ...op_overload import namespace
 from ..function import derivative
+from .cpp_idioms import _strided_options as _options
+from .not_implemented import register_not_implemented
 
 aten = namespace("aten")
 
@@ -16,6 +18,14 @@ aten = namespace("aten")
 @derivative("bernoulli_.float", "BernoulliBackward2", ("self",))
 def _bernoulli_(ctx, grads, needs):
     return (aten.zeros_like.default(grads[0]),)
+
+
+@derivative("bernoulli_.Tensor", "BernoulliBackward1", ("self", "p"), save_meta=("p",))
+def _bernoulli_tensor_(ctx, grads, needs):
+    """p: ``zeros_like(p)``, which torchgen writes from p's saved sizes and options (``at::zeros``), computed
+    first as in the generated node; self: ``zeros_like(grad)``."""
+    g_p = aten.zeros.default(list(ctx.p._shape), **_options(ctx.p)) if needs[1] else None
+    return (aten.zeros_like.default(grads[0]) if needs[0] else None, g_p)
 
 
 @derivative("uniform_", "UniformBackward0", ("self",))
@@ -37,3 +47,10 @@ def _bernoulli(ctx, grads, needs):
 def _bernoulli_p(ctx, grads, needs):
     """PyTorch has no formula for ``bernoulli.p``: its node is ``NotImplemented``, which fails when reached."""
     raise RuntimeError("derivative for aten::bernoulli is not implemented")
+
+
+# randint_like has no formula and no autograd kernel: torch's autograd fallback records a NotImplemented node for a
+# floating-point result (the torch.randint_like binding runs below autograd, so only the aten op records it)
+for _op in ("randint_like", "randint_like.low_dtype"):
+    register_not_implemented(_op, ("self",), "randint_like")
+del _op

@@ -362,10 +362,27 @@ def _cumprod(ctx, grads, needs):
             save_inputs=("self", "ord", "dim", "keepdim"), save_outputs=(0,))
 def _linalg_vector_norm(ctx, grads, needs):
     """``norm_backward``: one formula per order (0: no gradient; 1: sgn; 2: self / norm; inf: the max positions)."""
-    grad, self, norm = grads[0], ctx.self, ctx.result
-    p = float(ctx.ord)
-    dim = [] if ctx.dim is None else list(ctx.dim)
-    if not ctx.keepdim and self.dim() != 0:
+    return _norm_backward(grads[0], ctx.self, ctx.result, ctx.ord, ctx.dim, ctx.keepdim)
+
+
+@derivative("norm.Scalar", "NormBackward0", ("self",), save_inputs=("self", "p"), save_outputs=(0,))
+def _norm_scalar(ctx, grads, needs):
+    """``norm_backward(grad, self, p, result)``."""
+    return _norm_backward(grads[0], ctx.self, ctx.result, ctx.p, None, False)
+
+
+@derivative("norm.ScalarOpt_dim", "NormBackward1", ("self",), save_inputs=("self", "p", "dim", "keepdim"),
+            save_outputs=(0,))
+def _norm_scalaropt_dim(ctx, grads, needs):
+    """``norm_backward(grad, self, p, result, dim, keepdim)`` (``p`` None: 2)."""
+    return _norm_backward(grads[0], ctx.self, ctx.result, 2 if ctx.p is None else ctx.p, ctx.dim, ctx.keepdim)
+
+
+def _norm_backward(grad: Any, self: Any, norm: Any, ord: Any, dim: Any, keepdim: bool) -> tuple:  # noqa: A002
+    """FunctionsManual's ``norm_backward``."""
+    p = float(ord)
+    dim = [] if dim is None else list(dim)
+    if not keepdim and self.dim() != 0:
         grad = unsqueeze_multiple(grad, dim, self.dim())
         norm = unsqueeze_multiple(norm, dim, self.dim())
     if p == 0.0:

@@ -286,6 +286,13 @@ def _as_strided(ctx, grads, needs):
     return (_as_strided_backward(grads[0], ctx.self, list(ctx.size), list(ctx.stride), ctx.storage_offset),)
 
 
+@derivative("as_strided_", "AsStridedBackward1", ("self",), save_inputs=("size", "stride", "storage_offset"),
+            save_meta=("self",))
+def _as_strided_(ctx, grads, needs):
+    """The same formula over ``self``'s geometry before the op restrided it."""
+    return (_as_strided_backward(grads[0], ctx.self, list(ctx.size), list(ctx.stride), ctx.storage_offset),)
+
+
 def _as_strided_backward(grad: Any, geometry: Any, sizes: list[int], strides: list[int],
                          storage_offset: int | None) -> Any:
     """FunctionsManual's as_strided_backward: scatter the gradient into a flat storage through the output's
