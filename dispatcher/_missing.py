@@ -28,7 +28,6 @@ MISSING: dict[str, str] = {
     "cuda": f"torch.cuda has no counterpart: {_DEVICES}; code asking torch.cuda.is_available() can use False",
     "mps": f"torch.mps has no counterpart: {_DEVICES}",
     "xpu": f"torch.xpu has no counterpart: {_DEVICES}",
-    "backends": f"torch.backends has no counterpart: {_DEVICES}",
     "amp": "torch.amp (autocast) is not implemented: the Autocast keys exist in key sets, with fallthrough "
            "kernels only",
     "jit": "torch.jit (TorchScript) is not implemented: capture graphs with tracer.make_fx or tracer.compile",
@@ -44,8 +43,6 @@ MISSING: dict[str, str] = {
     "special": "torch.special is not implemented as a namespace; the functions that exist (erf, erfc, expit as "
                "sigmoid, logit, xlogy, ...) are top-level torch functions",
     "quantization": "torch.quantization is not implemented (the Quantized keys exist in key sets only)",
-    "utils": "torch.utils is not implemented as a namespace: FlopCounterMode is in dispatcher.modes.flop_counter, "
-             "pytree is tracer.pytree",
 }
 
 

@@ -158,20 +158,6 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
         "an infinite parameter: torch's fused normalisation (x * (rstd * w) + (b - mean * rstd * w)) gives nan where ours gives +-inf"),
     ('native_group_norm_backward', 'rstd:non-contiguous'): ('value',
         "torch's CPU kernel reads this argument's data as if contiguous (a transposed argument gives wrong values in torch); ours respects the strides"),
-    ('native_layer_norm_backward', 'bias:dtype'): ('silent',
-        "native_layer_norm_backward's checks are issue 18's other part (the named defects), fixed on another branch"),
-    ('native_layer_norm_backward', 'grad_out:shape'): ('reject',
-        "native_layer_norm_backward's checks are issue 18's other part (the named defects), fixed on another branch"),
-    ('native_layer_norm_backward', 'input:inf'): ('value',
-        "native_layer_norm_backward's checks are issue 18's other part (the named defects), fixed on another branch"),
-    ('native_layer_norm_backward', 'input:rank-'): ('reject',
-        "native_layer_norm_backward's checks are issue 18's other part (the named defects), fixed on another branch"),
-    ('native_layer_norm_backward', 'mean:shape'): ('leak',
-        "native_layer_norm_backward's checks are issue 18's other part (the named defects), fixed on another branch"),
-    ('native_layer_norm_backward', 'rstd:inf'): ('value',
-        "native_layer_norm_backward's checks are issue 18's other part (the named defects), fixed on another branch"),
-    ('native_layer_norm_backward', 'rstd:rank-'): ('leak',
-        "native_layer_norm_backward's checks are issue 18's other part (the named defects), fixed on another branch"),
     ('new_empty_strided', 'stride:negative'): ('silent',
         "negative strides: torch's storage-size check is not reproduced yet (ours makes a tensor that views nothing)"),
     ('nll_loss_nd', 'target:None'): ('wrong_class',
@@ -295,4 +281,20 @@ KNOWN.update({
     ('gru_cell', 'w_ih:None'): ('wrong_class', _UNDEFINED_DIM),
     ('lstm_cell', 'input:None'): ('wrong_class', _UNDEFINED_DIM),
     ('unsafe_chunk', 'self:None'): ('wrong_class', _UNDEFINED_DIM),
+
+# last-mile gb: native_layer_norm_backward after its kernel's fix (mean / rstd read as torch's CPU kernel reads them)
+_LN_BWD_SIZES = ("torch's CPU kernel does not check grad_out's size against input's (it reads grad_out's first "
+                 "M*N values through its data pointer); ours refuses a grad_out of another size")
+KNOWN.update({
+    ('native_layer_norm_backward', 'grad_out:shape'): ('reject', _LN_BWD_SIZES),
+    ('native_layer_norm_backward', 'input:rank-'): ('reject', _LN_BWD_SIZES),
+    ('native_layer_norm_backward', 'rstd:rank-'): ('reject',
+        "rstd holding fewer than M values: torch's CPU kernel reads M values from its data pointer, past the end of "
+        "its storage (results that change from call to call); ours refuses it"),
+    ('native_layer_norm_backward', 'input:inf'): ('value',
+        "an all-inf input: torch's vectorized CPU kernel (its own summation order and fused formula) places its "
+        "nan / inf results otherwise than ours; both are the non-finite results of a non-finite input"),
+    ('native_layer_norm_backward', 'rstd:inf'): ('value',
+        "an all-inf rstd: torch's vectorized CPU kernel (its own summation order and fused formula) places its "
+        "nan / inf results otherwise than ours; both are the non-finite results of a non-finite rstd"),
 })

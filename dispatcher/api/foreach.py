@@ -3,7 +3,8 @@
 
 Corresponds to the python_torch_functions.cpp bindings of the ``_foreach_*`` ops: the binding picks the overload from
 the second argument as PyTorch's parser does: a number is ``.Scalar``, a Tensor ``.Tensor``, a list of tensors
-``.List``, a list of numbers ``.ScalarList``. The kernels are dispatcher/ops/foreach.py.
+``.List``, a list of numbers ``.ScalarList`` (a 0-dim tensor is a Scalar where the op has no ``.Tensor`` overload);
+the in-place ones return the list they were given (the binding's ``return self``). The kernels are dispatcher/ops/foreach.py.
 """
 
 from __future__ import annotations
@@ -81,9 +82,12 @@ def _binary(base: str) -> Any:
 
     def fn(self: list[Tensor], other: Any, **kwargs: Any) -> Any:
         kind = _kind(other)
+        if kind == "Tensor" and kind not in packet.overloads() and not other._shape:
+            kind = "Scalar"  # PyTorch's parser takes a 0-dim tensor for a Scalar
         if kind not in packet.overloads():
             raise TypeError(f"{base}(): argument 'other' must be a {', '.join(packet.overloads())} here, not {kind}")
-        return getattr(packet, kind)(list(self), list(other) if isinstance(other, (list, tuple)) else other, **kwargs)
+        out = getattr(packet, kind)(list(self), list(other) if isinstance(other, (list, tuple)) else other, **kwargs)
+        return self if base.endswith("_") else out
 
     fn.__name__ = fn.__qualname__ = base
     fn.__doc__ = f"``torch.{base}``: the overload chosen by the second argument (Scalar / Tensor / List / ScalarList)."
@@ -106,24 +110,27 @@ def _foreach_neg(self: list[Tensor]) -> list[Tensor]:
     return aten._foreach_neg.default(list(self))
 
 
-def _foreach_neg_(self: list[Tensor]) -> None:
-    return aten._foreach_neg_.default(list(self))
+def _foreach_neg_(self: list[Tensor]) -> list[Tensor]:
+    aten._foreach_neg_.default(list(self))
+    return self
 
 
 def _foreach_sqrt(self: list[Tensor]) -> list[Tensor]:
     return aten._foreach_sqrt.default(list(self))
 
 
-def _foreach_sqrt_(self: list[Tensor]) -> None:
-    return aten._foreach_sqrt_.default(list(self))
+def _foreach_sqrt_(self: list[Tensor]) -> list[Tensor]:
+    aten._foreach_sqrt_.default(list(self))
+    return self
 
 
 def _foreach_lerp(self: list[Tensor], tensors1: list[Tensor], weight: Any) -> list[Tensor]:
     return aten._foreach_lerp.Scalar(list(self), list(tensors1), weight)
 
 
-def _foreach_lerp_(self: list[Tensor], tensors1: list[Tensor], weight: Any) -> None:
-    return aten._foreach_lerp_.Scalar(list(self), list(tensors1), weight)
+def _foreach_lerp_(self: list[Tensor], tensors1: list[Tensor], weight: Any) -> list[Tensor]:
+    aten._foreach_lerp_.Scalar(list(self), list(tensors1), weight)
+    return self
 
 
 def _addc(base: str) -> Any:
@@ -133,8 +140,10 @@ def _addc(base: str) -> Any:
         if isinstance(value, (list, tuple)):
             if "ScalarList" not in packet.overloads():
                 raise TypeError(f"{base}(): a list of scalars is not supported here")
-            return packet.ScalarList(list(self), list(tensor1), list(tensor2), list(value))
-        return packet.Scalar(list(self), list(tensor1), list(tensor2), value)
+            out = packet.ScalarList(list(self), list(tensor1), list(tensor2), list(value))
+        else:
+            out = packet.Scalar(list(self), list(tensor1), list(tensor2), value)
+        return self if base.endswith("_") else out
 
     fn.__name__ = fn.__qualname__ = base
     fn.__doc__ = f"``torch.{base}``: ``value`` a number (``.Scalar``) or one number per tensor (``.ScalarList``)."

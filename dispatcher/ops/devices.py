@@ -4,7 +4,7 @@ Corresponds to what PyTorch does when a call's tensors sit on CPU and on meta: t
 Meta kernel runs. The Python meta functions and references behind most of them (torch/_meta_registrations.py,
 torch/_refs, ``torch._prims_common.check_same_device``) refuse the mix, "Tensor on device cpu is not on the
 expected device meta!" (the first tensor argument's device is the expected one; a 0-dim CPU tensor is a scalar and
-passes); a few ops have their own wording (``index_copy``, ``div`` with a rounding mode, ``silu_backward``'s
+passes); a few ops have their own wording (``index_copy``, ``div`` with rounding_mode='floor', ``silu_backward``'s
 TensorIterator, ``copy`` out of meta, ``bernoulli_`` into a CPU tensor); the ``_foreach_*`` ops check each i-th
 tuple of their lists (their Meta functions run the per-tensor reference), but for ``_foreach_{add,sub,mul,div}_.List``
 and ``_foreach_copy_``; the others only read the inputs' metadata and return a meta tensor.
@@ -55,10 +55,13 @@ SAME_DEVICE = frozenset({
 #: masked_fill with a tensor value: the value's device against self's first
 _MASKED_FILL = frozenset({"masked_fill.Tensor", "masked_fill_.Tensor"})
 #: ops whose Meta function checks only some arguments' devices, in this order (addmm: mat1, then self; max_unpool2d:
-#: indices, then self; _weight_norm_interface's decomposition: g / norm(v))
-_SOME_SAME_DEVICE = {"addmm": (1, 0), "max_unpool2d": (1, 0), "_weight_norm_interface": (1, 0)}
-#: ops whose divisor must be on the dividend's device (div's rounding modes)
-_DIVISOR = frozenset({"div.Tensor_mode", "divide.Tensor_mode", "floor_divide", "floor_divide_.Tensor"})
+#: indices, then self; _weight_norm_interface's decomposition: g / norm(v); rsub.Tensor: sub(other, self))
+_SOME_SAME_DEVICE = {"addmm": (1, 0), "max_unpool2d": (1, 0), "_weight_norm_interface": (1, 0),
+                     "rsub.Tensor": (1, 0)}
+#: ops whose divisor must be on the dividend's device (floor division: torch._refs' floor_divide)
+_DIVISOR = frozenset({"floor_divide", "floor_divide_.Tensor"})
+#: div with a rounding mode: 'floor' is floor_divide's check, None and 'trunc' check_same_device (self, then other)
+_DIV_MODE = frozenset({"div.Tensor_mode", "divide.Tensor_mode", "div_.Tensor_mode", "divide_.Tensor_mode"})
 #: index_add / index_copy: self, index and source on one device
 _INDEX_SOURCE = {"index_add": "index_add", "index_add_": "index_add", "index_copy": "index_copy",
                  "index_copy_": "index_copy"}
@@ -119,7 +122,9 @@ def _check(name: str, args: tuple, kwargs: dict) -> None:
         check_same_device(_tensors(args, kwargs))
     elif name in _SOME_SAME_DEVICE:
         check_same_device([args[i] for i in _SOME_SAME_DEVICE[name] if isinstance(args[i], Tensor)])
-    elif name in _DIVISOR:
+    elif name in _DIV_MODE and kwargs.get("rounding_mode", args[2] if len(args) > 2 else None) != "floor":
+        check_same_device([t for t in args[:2] if isinstance(t, Tensor)])
+    elif name in _DIVISOR or name in _DIV_MODE:
         a, b = args[0], args[1]
         if isinstance(a, Tensor) and isinstance(b, Tensor) and b._data is None and a._data is not None:
             raise RuntimeError("Expected divisor (b) to be on the same device (cpu) as dividend (a), but it is found "

@@ -487,6 +487,10 @@ def native_layer_norm_backward(
             raise _expected_scalar_type(input._dtype, grad_out._dtype)
         if weight is not None and not mixed and weight._dtype is not input._dtype:
             raise _expected_scalar_type(input._dtype, weight._dtype)
+        param_dtype = _dt.float32 if mixed else input._dtype
+        if output_mask[2] and bias is not None and bias._dtype is not param_dtype:
+            # PyTorch: grad_bias is empty_like(bias), written through data_ptr<param type>
+            raise _expected_scalar_type(param_dtype, bias._dtype)
     if grad_out.numel() != input.numel():
         raise RuntimeError(
             f"native_layer_norm_backward: expected grad_out of size {list(input._shape)}, but got "
