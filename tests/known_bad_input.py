@@ -282,6 +282,8 @@ KNOWN.update({
     ('lstm_cell', 'input:None'): ('wrong_class', _UNDEFINED_DIM),
     ('unsafe_chunk', 'self:None'): ('wrong_class', _UNDEFINED_DIM),
 
+})
+
 # last-mile gb: native_layer_norm_backward after its kernel's fix (mean / rstd read as torch's CPU kernel reads them)
 _LN_BWD_SIZES = ("torch's CPU kernel does not check grad_out's size against input's (it reads grad_out's first "
                  "M*N values through its data pointer); ours refuses a grad_out of another size")
