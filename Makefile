@@ -43,8 +43,9 @@ browser:
 
 setup: $(STAMP) $(ORACLE_STAMP) dot
 
+# the suite on both cores (pytest-xdist: two worker processes, tests handed out in groups by file)
 test: setup browser
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 demo: setup
 	$(PY) -m tracer demo

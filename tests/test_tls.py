@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 
@@ -52,13 +53,27 @@ def test_guards_change_what_pytorch_changes(torch):
         (tls.AutoDispatchBelowAutograd, C._AutoDispatchBelowAutograd),
         (tls.AutoDispatchBelowADInplaceOrView, C._AutoDispatchBelowADInplaceOrView),
     ]
+    # Compared as changes (XOR of the raw bits before and inside): torch's own TLS can carry a stray backend bit left
+    # by earlier torch calls (its FakeTensorMode's meta-in-TLS toggle removes the Meta key's functionality bit but not
+    # its backend bit), which is not what a guard changes.
+    def sets(lib_include: Any, lib_exclude: Any) -> tuple[int, int]:
+        return lib_include().raw_repr(), lib_exclude().raw_repr()
+
+    ours_start = sets(tls.tls_local_include_set, tls.tls_local_exclude_set)
+    theirs_start = sets(C._dispatch_tls_local_include_set, C._dispatch_tls_local_exclude_set)
     for ours, theirs in pairs:
+        ours_before = sets(tls.tls_local_include_set, tls.tls_local_exclude_set)
+        theirs_before = sets(C._dispatch_tls_local_include_set, C._dispatch_tls_local_exclude_set)
         with ours(), theirs():
-            assert tls.tls_local_include_set().raw_repr() == C._dispatch_tls_local_include_set().raw_repr()
-            assert tls.tls_local_exclude_set().raw_repr() == C._dispatch_tls_local_exclude_set().raw_repr()
+            ours_inside = sets(tls.tls_local_include_set, tls.tls_local_exclude_set)
+            theirs_inside = sets(C._dispatch_tls_local_include_set, C._dispatch_tls_local_exclude_set)
+            assert ours_inside[0] ^ ours_before[0] == theirs_inside[0] ^ theirs_before[0]
+            assert ours_inside[1] ^ ours_before[1] == theirs_inside[1] ^ theirs_before[1]
+            assert ours_inside[0] ^ ours_before[0] != 0 or ours_inside[1] ^ ours_before[1] != 0
     with tls.EnablePythonDispatcher(), tls.DisablePythonDispatcher():
         assert not tls.is_python_dispatcher_enabled()
-    assert tls.tls_local_include_set().raw_repr() == C._dispatch_tls_local_include_set().raw_repr()
+    assert sets(tls.tls_local_include_set, tls.tls_local_exclude_set) == ours_start  # every guard undone
+    assert sets(C._dispatch_tls_local_include_set, C._dispatch_tls_local_exclude_set) == theirs_start
 
 
 def test_nested_guards_only_remove_what_they_added():
