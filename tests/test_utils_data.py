@@ -532,6 +532,35 @@ def test_tensors_and_wrapper_subclass_cross_processes():
     assert type(stacked) is TwoTensor and stacked.dtype == D.int64 and stacked.shape == (2, 5)
 
 
+def test_spawned_worker_receives_pickled_dataset():
+    """With the spawn start method the dataset itself is pickled to a fresh interpreter (and the batches back)."""
+    from dispatcher.testing._internal.two_tensor import TwoTensor
+
+    a = D.randperm(5)
+    samples = [TwoTensor(a, a.clone()), D.arange(6.0).reshape(2, 3).t()]
+    out = list(D.utils.data.DataLoader(samples, batch_size=None, num_workers=1, multiprocessing_context="spawn",
+                                       timeout=60))
+    assert type(out[0]) is TwoTensor and out[0].dtype == D.int64 and out[0].b.tolist() == a.tolist()
+    assert out[1].tolist() == samples[1].tolist() and out[1].stride() == (1, 3)
+
+
+def test_worker_numpy_seed_words_are_torchs(torch):
+    from torch.utils.data._utils.worker import _generate_state as theirs
+
+    from dispatcher.utils.data.worker import _generate_state as ours
+
+    for base_seed, worker_id in [(0, 0), (1, 3), (2 ** 63 - 1, 7), (123456789012345, 1)]:
+        assert ours(base_seed, worker_id) == theirs(base_seed, worker_id)
+
+
+def test_typing_and_worker_info_frozen():
+    loader: D.utils.data.DataLoader[int] = D.utils.data.DataLoader(range(3))
+    assert len(loader) == 3
+    info = D.utils.data.WorkerInfo(id=0, num_workers=1, seed=5, dataset=None)
+    with pytest.raises(AttributeError):
+        info.id = 1  # type: ignore[misc]
+
+
 # --- a training loop fed by a DataLoader ------------------------------------------------------------------------------
 def test_training_loop_with_dataloader_matches_torch(torch):
     rng = np.random.default_rng(0)

@@ -19,7 +19,7 @@ import multiprocessing as python_multiprocessing
 import os
 import queue
 import warnings
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from . import collate as _collate
 from . import worker as _worker
@@ -28,6 +28,8 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, _r
 from .worker import _DatasetKind
 
 __all__ = ["DataLoader"]
+
+T_co = TypeVar("T_co", covariant=True)
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -41,7 +43,7 @@ class _InfiniteConstantSampler(Sampler):
 _GUARDED = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Batches of ``dataset``; see the module docstring and PyTorch's ``torch.utils.data.DataLoader``."""
 
     _DataLoader__initialized = False
