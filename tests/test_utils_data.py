@@ -176,6 +176,10 @@ SAMPLER_CASES = {
     "weighted_2d": lambda L: data_mod(L).WeightedRandomSampler([[1.0, 2.0]], 2),
     "weighted_len_weights": lambda L: (lambda s: (len(s), s.weights))(data_mod(L).WeightedRandomSampler([1, 2, 3], 5)),
     "subset_random_len": lambda L: len(data_mod(L).SubsetRandomSampler([4, 9, 2])),
+    "weighted_too_many_without_replacement": lambda L: list(data_mod(L).WeightedRandomSampler([1, 1], 3, False)),
+    "weighted_negative": lambda L: list(data_mod(L).WeightedRandomSampler([1.0, -1.0], 1)),
+    "random_replacement_draws_in_range": lambda L: sorted(set(data_mod(L).RandomSampler(
+        range(3), replacement=True, num_samples=200))),
 }
 
 
@@ -241,6 +245,8 @@ COLLATE_CASES = {
     "numpy_str_array": lambda L: [np.array(["a"]), np.array(["b"])],
     "unequal_tensors": lambda L: [L.zeros(2), L.zeros(3)],
     "tensor_then_int": lambda L: [L.zeros(2), 3],
+    "mixed_dtype_tensors": lambda L: [L.zeros(2, dtype=L.int64), L.ones(2, dtype=L.float32)],
+    "requires_grad_tensors": lambda L: [L.ones(2, requires_grad=True), L.zeros(2)],
 }
 
 
@@ -305,6 +311,9 @@ LOADER_CASES = {
                                                   pin_memory_device="cpu"),
     "stacked_tensor_error": lambda L: loader_batches(L, [L.zeros(2), L.zeros(3)], batch_size=2),
     "getitem_error": lambda L: loader_batches(L, [1, 2], batch_size=1, sampler=[0, 5]),
+    "sampler_without_len": lambda L: len(data_mod(L).DataLoader(range(3), sampler=iter([0, 1]))),
+    "sampler_without_len_batches": lambda L: list(data_mod(L).DataLoader(range(3), batch_size=2,
+                                                                          sampler=iter([2, 0, 1]))),
 }
 
 
@@ -373,6 +382,21 @@ def test_dataloader_attributes_frozen_and_iterator_not_picklable(torch):
             errors.append(e.args)
         return errors, dl.prefetch_factor, type(dl.sampler).__name__, type(dl.batch_sampler).__name__
     check(torch, fn)
+
+
+def test_shuffled_batches_have_torchs_shapes_and_contents(torch):
+    """Everything but the order: the same number of batches with the same dtypes and shapes, each sample whole."""
+    def fn(L):
+        ds = data_mod(L).TensorDataset(L.arange(22.0).reshape(11, 2), L.arange(11))
+        seen, shapes = [], []
+        for kw in ({}, {"drop_last": True}, {"generator": L.Generator().manual_seed(0)}):
+            for x, y in data_mod(L).DataLoader(ds, batch_size=4, shuffle=True, **kw):
+                assert x[:, 0].tolist() == (2 * y).float().tolist()  # rows stay with their labels
+                shapes.append((str(x.dtype), tuple(x.shape), str(y.dtype), tuple(y.shape)))
+                seen.extend(y.tolist() if "drop_last" not in kw else [])  # which samples drop depends on the order
+        return shapes, sorted(seen)
+    result, _ = check(torch, fn)
+    assert result[0] == "ok" and len(result[1][1][0][1]) == 3 + 2 + 3  # batches of the three loaders
 
 
 def test_shuffle_order_is_a_permutation_and_seeded():

@@ -13,6 +13,7 @@ without an accelerator, warns and does nothing.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import math
 import multiprocessing as python_multiprocessing
@@ -30,6 +31,17 @@ from .worker import _DatasetKind
 __all__ = ["DataLoader"]
 
 T_co = TypeVar("T_co", covariant=True)
+
+
+_python_exit_status = False  #: set at interpreter exit: workers are then left to multiprocessing's own clean-up
+
+
+def _set_python_exit_flag() -> None:
+    global _python_exit_status
+    _python_exit_status = True
+
+
+atexit.register(_set_python_exit_flag)
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -428,7 +440,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_status[worker_id] = False
 
     def _shutdown_workers(self) -> None:
-        if self._shutdown:
+        if self._shutdown or _python_exit_status:
             return
         self._shutdown = True
         try:
