@@ -311,6 +311,7 @@ LOADER_CASES = {
                                                   pin_memory_device="cpu"),
     "stacked_tensor_error": lambda L: loader_batches(L, [L.zeros(2), L.zeros(3)], batch_size=2),
     "getitem_error": lambda L: loader_batches(L, [1, 2], batch_size=1, sampler=[0, 5]),
+    "too_many_workers_warning": lambda L: data_mod(L).DataLoader(range(3), num_workers=512).prefetch_factor,
     "sampler_without_len": lambda L: len(data_mod(L).DataLoader(range(3), sampler=iter([0, 1]))),
     "sampler_without_len_batches": lambda L: list(data_mod(L).DataLoader(range(3), batch_size=2,
                                                                           sampler=iter([2, 0, 1]))),
@@ -495,6 +496,20 @@ def _torch_failing(L: Any) -> Any:
         __getitem__ = _Failing.__getitem__
         __len__ = _Failing.__len__
     return F()
+
+
+def _init_fails(worker_id: int) -> None:
+    raise ZeroDivisionError(f"worker {worker_id} cannot start")
+
+
+def test_worker_init_fn_error_reported_on_first_batch():
+    it = iter(D.utils.data.DataLoader(range(4), worker_init_fn=_init_fails, **WORKERS))
+    try:
+        with pytest.raises(ZeroDivisionError, match=r"^Caught ZeroDivisionError in DataLoader worker process 0\.\n"
+                                                    r"Original Traceback(.|\n)*worker 0 cannot start\n$"):
+            next(it)
+    finally:
+        it._shutdown_workers()
 
 
 class _Slow(D.utils.data.Dataset):
