@@ -232,3 +232,6 @@ from .dtypes import int as int  # noqa: E402, A004 - torch.int is int32
 
 __all__ += ["backends"]
 # --- end torch.backends ---
+# --- torch.utils.data (dispatcher/utils/data/): datasets, samplers, collation, DataLoader ---
+from .utils import data as _utils_data  # noqa: E402, F401  (makes dispatcher.utils.data reachable as torch's)
+# --- end torch.utils.data ---
