@@ -32,6 +32,7 @@ KERNEL_MODULES = (
     "pooling_nd", "resizing",
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout", "recurrent", "recurrent_kernels",
+    "storage",
 )
 
 _KIND_KEYS = {
@@ -43,6 +44,7 @@ _KIND_KEYS = {
 #: backend ops torch registers with a CPU kernel only: on meta tensors they reach the Meta backend fallback
 #: (NotImplementedError "attempted to run this operator with Meta tensors"), as ``torch.equal`` does
 NO_META_KERNEL = frozenset({"equal", "_nested_tensor_from_mask_left_aligned"})
+NO_META_KERNEL = NO_META_KERNEL | {"is_set_to"}  # wt-storage
 
 ATEN: Library | None = None
 
