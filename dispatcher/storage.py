@@ -276,7 +276,7 @@ class UntypedStorage:
             impl = _StorageImpl(part.size, self.device)  # a storage over part of this one's memory
             return _python_object(impl, part)
         if not isinstance(idx, int) or isinstance(idx, bool):
-            raise TypeError(f"can't index a {_typename(self)} with {type(idx).__name__}")
+            raise TypeError(f"can't index a torch.UntypedStorage with {type(idx).__name__}")
         return int(data[_check_index(idx, len(data))])
 
     def __setitem__(self, idx: Any, value: Any) -> None:
@@ -285,7 +285,7 @@ class UntypedStorage:
             data[idx] = int(value) % 256
             return
         if not isinstance(idx, int) or isinstance(idx, bool):
-            raise TypeError(f"can't index a {_typename(self)} with {type(idx).__name__}")
+            raise TypeError(f"can't index a torch.UntypedStorage with {type(idx).__name__}")
         data[_check_index(idx, len(data))] = int(value) % 256
 
     def __iter__(self) -> Any:
