@@ -9,6 +9,7 @@ Each program runs on both libraries (tests/subclass_env.py); the outcomes must b
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Any
 
@@ -144,7 +145,7 @@ def _typed(E: Any) -> list:
         x = T.tensor([1.0, 2.0, 3.0])
         ts = x.storage()
         x.storage()  # (once: the second call does not warn)
-        out.append([(c.category.__name__, str(c.message)) for c in w])
+        out.append([(c.category.__name__, str(c.message), os.path.basename(c.filename)) for c in w])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out += [type(ts).__name__, str(ts.dtype), ts.size(), len(ts), ts.nbytes(), ts.element_size(), ts[0], ts[-1],
