@@ -2191,6 +2191,9 @@ def _table_storage() -> list[OpInfo]:
         OpInfo("set_.source_Tensor_storage_offset", [S(T((0,), D), T((6,), D), 1, [2, 2], [2, 1])],
                [S(T((0,)), T((6,)), -1, [2])]),
         OpInfo("is_set_to", [S(T((3,)), T((3,))), S(T((2, 2), D), T((2, 2), D))], meta=False),
+        OpInfo("view.dtype", [S(T((2, 4)), DT("int32")), S(T((2, 4)), DT("float64")), S(T((3, 2), D), DT("int8")),
+                              S(T((4,), L), DT("float64"))],
+               [S(T((3,)), DT("float64")), S(T((4, 2), F, "transposed"), DT("float64")), S(T(()), DT("float64"))]),
     ]
 
 

@@ -84,7 +84,7 @@ def _identity(E: Any) -> list:
     s = x.untyped_storage()
     cdata = s._cdata
     sharing = [x[1:], x.view(2, 3), x.view(2, 3).t(), x.detach(), x.data, x.unsqueeze(0).expand(2, 6),
-               T.Tensor._make_subclass(T.Tensor, x), T.empty(0).set_(x), T.empty(0).set_(s, 1, (2,), (1,))]
+               T.Tensor._make_subclass(T.Tensor, x), x.view(T.int32), x.view(T.int8)[4:], T.empty(0).set_(x), T.empty(0).set_(s, 1, (2,), (1,))]
     out = [x.untyped_storage() is s, x.untyped_storage() is x.untyped_storage()]
     out += [(t.untyped_storage()._cdata == cdata, t.untyped_storage() is s, t.untyped_storage().data_ptr() == s.data_ptr(),
              T._C._is_alias_of(t, x), t.data_ptr() - s.data_ptr()) for t in sharing]
@@ -97,6 +97,29 @@ def _identity(E: Any) -> list:
 
 def test_tensors_sharing_memory_share_one_storage(torch: Any) -> None:
     _same(torch, _identity)
+
+
+def _view_dtype(E: Any) -> list:
+    T = E.T
+    x = T.arange(4.0)
+    y = x.view(T.int32)
+    y.add_(1)
+    z = T.ones(2, requires_grad=True)
+    out = [y.dtype == T.int32, x._version, x.tolist()[1:], y._base is None, z.view(T.float32).requires_grad,
+           z.view(T.float32)._is_view(), tuple(x.view(T.int8).shape), tuple(x.view(2, 2).view(T.float64).shape),
+           x.view(T.float64).untyped_storage() is x.untyped_storage()]
+    for fn in (lambda: T.ones(3).view(T.float64), lambda: T.ones(4, 2).t().view(T.float64),
+               lambda: T.tensor(1.0).view(T.float64), lambda: T.ones(4)[1:3].view(T.float64)):
+        out.append(outcome(fn))
+    for kw in ({}, {"pre_dispatch": True}):
+        g = E.make_fx(lambda a: a.view(T.int32) + 1, **kw)(T.ones(2))
+        out.append([str(n.target) for n in g.graph.nodes if n.op == "call_function"])
+    return out
+
+
+def test_view_dtype_reinterprets_the_same_storage(torch: Any) -> None:
+    got = _same(torch, _view_dtype)
+    assert "aten.detach.default" in got[-2] and "aten.detach.default" not in got[-1]
 
 
 def _writes_seen(E: Any) -> list:

@@ -839,4 +839,5 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("set_(Tensor(a!) self) -> Tensor(a!)", BACKEND, tags=('inplace', 'inplace_view')),
     OpDef("set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)", CIA, tags=('inplace', 'inplace_view')),
     OpDef("is_set_to(Tensor self, Tensor tensor) -> bool", BACKEND, tags=()),
+    OpDef("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", CEA, tags=()),
 )

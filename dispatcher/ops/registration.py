@@ -32,7 +32,7 @@ KERNEL_MODULES = (
     "pooling_nd", "resizing",
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout", "recurrent", "recurrent_kernels",
-    "storage",
+    "storage", "views_dtype",
 )
 
 _KIND_KEYS = {
@@ -110,6 +110,9 @@ def register_aten() -> Library:
         elif op.kind != CIA and is_multi_output_view(overload._schema):  # unbind, split: outputs not modifiable
             lib.impl(op.name, make_multi_output_view_kernel(overload), "ADInplaceOrView", with_keyset=True,
                      debug="registered at dispatcher/autograd/views.py")
+    from .views_dtype import register_inplace_or_view  # wt-storage: view.dtype's non-differentiable view
+
+    register_inplace_or_view(lib)
     ATEN = lib
     from .tensor_info import register_jit_ops  # TorchScript's metadata ops (aten::sym_size, prim::device, ...)
 
