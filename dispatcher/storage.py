@@ -21,6 +21,7 @@ memory do not see (torch reallocates in place, so they do).
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from typing import Any
 
@@ -53,15 +54,24 @@ _NOT_ALLOCATED = (
 )
 
 
+_FAKE_DATA_PTR = (
+    "Accessing the data pointer of FakeTensor is deprecated and will error in PyTorch 2.5. This is almost definitely "
+    "a bug in your code and will cause undefined behavior with subsystems like torch.compile. Please wrap calls to "
+    "tensor.data_ptr() in an opaque custom op; If all else fails, you can guard accesses to tensor.data_ptr() on "
+    "isinstance(tensor, FakeTensor). (Triggered internally at /__w/pytorch/pytorch/c10/core/StorageImpl.cpp:46.)"
+)
+
+
 class _StorageImpl:
     """c10::StorageImpl: byte size, device, and (weakly) the Python object that stands for it."""
 
-    __slots__ = ("nbytes", "device", "py", "__weakref__")
+    __slots__ = ("nbytes", "device", "py", "fake", "__weakref__")
 
     def __init__(self, nbytes: int, device: Any) -> None:
         self.nbytes = nbytes
         self.device = device
         self.py: Any = None  # weakref to the UntypedStorage object
+        self.fake = False  # a FakeTensor's: reading its data pointer warns (torch's warn_deprecated_on_mutable_data_ptr)
 
 
 #: (id(root buffer), start address) -> StorageImpl; entries leave when their root buffer is freed
@@ -129,8 +139,13 @@ def storage_of(t: Any) -> UntypedStorage:
     elif t._base is not None:
         storage = storage_of(t._base)
     else:  # meta tensor or wrapper subclass: a storage without data, the size of the tensor's geometry
+        from .fake.fake_tensor import FakeTensor
+
         nbytes = _geometry_nbytes(t._shape, t._stride, t._storage_offset, t._dtype.itemsize)
-        storage = _python_object(_StorageImpl(nbytes, t._device), None)
+        device = as_device("meta") if isinstance(t, FakeTensor) else t._device  # (a fake's memory is meta memory)
+        impl = _StorageImpl(nbytes, device)
+        impl.fake = isinstance(t, FakeTensor)
+        storage = _python_object(impl, None)
     _remember(t, storage, flat)
     return storage
 
@@ -236,6 +251,8 @@ class UntypedStorage:
 
     def data_ptr(self) -> int:
         if self._impl.device.type == "meta":
+            if self._impl.fake:
+                warnings.warn(_FAKE_DATA_PTR, UserWarning, stacklevel=2)
             return 0
         if self._bytes is None:
             raise RuntimeError("Attempted to access the data pointer on an invalid python storage.")

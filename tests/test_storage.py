@@ -155,6 +155,21 @@ def test_meta_storages(torch: Any) -> None:
     _same(torch, _meta)
 
 
+def _fake(E: Any) -> list:
+    T = E.T
+    with E.FakeTensorMode(), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        f = T.empty(2, 3)
+        s = f.untyped_storage()
+        out = [str(s.device), s.nbytes(), s.data_ptr(), f[1:].untyped_storage()._cdata == s._cdata,
+               outcome(lambda: s[0])]
+    return out + [(c.category.__name__, str(c.message)) for c in w]
+
+
+def test_fake_tensor_storages_are_meta(torch: Any) -> None:
+    _same(torch, _fake)
+
+
 # --- TypedStorage and the legacy classes -------------------------------------------------------------------------
 
 
