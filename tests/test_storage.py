@@ -387,3 +387,19 @@ def test_save_load_keeps_storage_sharing(tmp_path: Any) -> None:
     assert v2.data_ptr() - x2.data_ptr() == 8
     x2.untyped_storage().fill_(0)
     assert v2.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+def _save_shared(E: Any, path: str) -> list:
+    T = E.T
+    x = T.arange(6.0)
+    y = T.empty(0).set_(x.untyped_storage(), 2, (2, 2))
+    T.save({"x": x, "y": y, "v": x[1:]}, path)
+    loaded = T.load(path)
+    out = [T._C._is_alias_of(loaded["x"], loaded["y"]), T._C._is_alias_of(loaded["x"], loaded["v"]),
+           loaded["y"].tolist(), loaded["y"].storage_offset(), loaded["x"].untyped_storage().nbytes()]
+    out.append(outcome(lambda: T.save([x, x.view(T.int32)], path)))
+    return out
+
+
+def test_save_load_of_tensors_sharing_a_storage_set_through_set_(torch: Any, tmp_path: Any) -> None:
+    _same(torch, lambda E: _save_shared(E, str(tmp_path / f"{E.name}.pt")))
