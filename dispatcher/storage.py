@@ -166,6 +166,22 @@ def alias_storage(ret: Any, arg: Any) -> None:
     _remember(ret, storage, ret._storage)
 
 
+def expired_impl(impl: _StorageImpl) -> bool:
+    """Whether nothing uses this StorageImpl any more: no live storage object and no live buffer registered for it."""
+    if impl.py is not None and impl.py() is not None:
+        return False
+    return not any(v is impl for v in _BY_BUFFER.values()) and not any(
+        entry[0]._impl is impl for entry in _BY_TENSOR.values())
+
+
+def impl_of_cdata(cdata: int) -> _StorageImpl | None:
+    """The StorageImpl whose ``_cdata`` this is, if it is still in use."""
+    for impl in list(_BY_BUFFER.values()) + [entry[0]._impl for entry in _BY_TENSOR.values()]:
+        if id(impl) == cdata:
+            return impl
+    return None
+
+
 def is_storage(obj: Any) -> bool:
     """``torch.is_storage``."""
     return isinstance(obj, (UntypedStorage, TypedStorage))
@@ -260,6 +276,10 @@ class UntypedStorage:
 
     def untyped(self) -> UntypedStorage:
         return self
+
+    def _weak_ref(self) -> int:
+        """torch's weak handle on the StorageImpl: its address (see multiprocessing/reductions.py)."""
+        return self._cdata
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:  # noqa: A003
         if dtype is None:

@@ -403,3 +403,47 @@ def _save_shared(E: Any, path: str) -> list:
 
 def test_save_load_of_tensors_sharing_a_storage_set_through_set_(torch: Any, tmp_path: Any) -> None:
     _same(torch, lambda E: _save_shared(E, str(tmp_path / f"{E.name}.pt")))
+
+
+def _wrapper_aliasing_relations(E: Any) -> list:
+    """test_python_dispatch.py's test_wrapper_subclass_aliasing, for a few of its ops: a wrapper using
+    return_and_correct_aliasing (TwoTensor) aliases (StorageWeakRef-equal storages) exactly where plain tensors do."""
+    T = E.T
+    if E.name == "torch":
+        from torch.multiprocessing.reductions import StorageWeakRef
+    else:
+        from dispatcher.multiprocessing.reductions import StorageWeakRef
+
+    def run(op: Any, make: Any) -> list:
+        ref_args = make(lambda t: t)
+        test_args = make(lambda t: E.TwoTensor(t, t.clone()))
+        rows = []
+        for args, where in ((ref_args, "ref"), (test_args, "test")):
+            out = op(*args)
+            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            ins = [a for a in args if isinstance(a, T.Tensor)]
+            rows.append([(o is a, StorageWeakRef(o.untyped_storage()) == StorageWeakRef(a.untyped_storage()))
+                         for o in outs for a in ins])
+        return rows
+
+    x = T.arange(6.0).reshape(2, 3)
+    cases = [
+        (lambda a, b: T.mul(a, b), lambda w: (w(x.clone()), w(x.clone()))),
+        (lambda a, b: T.ops.aten.cat.default([a, b]), lambda w: (w(x.clone()), w(x.clone()))),
+        (lambda a: a.view(3, 2), lambda w: (w(x.clone()),)),
+        (lambda a: a.t_(), lambda w: (w(x.clone()),)),
+        (lambda a, b: a.mul_(b), lambda w: (w(x.clone()), w(x.clone()))),
+        (lambda a: a.split(1), lambda w: (w(x.clone()),)),
+        (lambda a: T.ops.aten.select.int(a, 0, 1), lambda w: (w(x.clone()),)),
+    ]
+    out = []
+    for op, make in cases:
+        ref, test = run(op, make)
+        out.append((ref, ref == test))
+    return out
+
+
+def test_wrapper_subclass_aliasing_relations(torch: Any) -> None:
+    got = _same(torch, _wrapper_aliasing_relations)
+    assert all(same for _, same in got)
+    assert any(alias for rows, _ in got for _, alias in rows)  # some outputs alias their input
