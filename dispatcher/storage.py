@@ -38,7 +38,7 @@ from .storage_typed import (  # TypedStorage, the legacy classes and torch's dep
     _typename,
     _warn_typed_storage_removal,
 )
-from .tensor import as_device
+from .tensor import Tensor, as_device
 
 __all__ = ["LEGACY_STORAGE_CLASSES", "TypedStorage", "UntypedStorage", "is_storage", "storage_of",
            "_get_always_warn_typed_storage_removal", "_reset_warn_typed_storage_removal",
@@ -73,6 +73,8 @@ class _StorageImpl:
         self.py: Any = None  # weakref to the UntypedStorage object
         self.fake = False  # a FakeTensor's: reading its data pointer warns (torch's warn_deprecated_on_mutable_data_ptr)
 
+
+_TENSOR_CLASS = (Tensor,)
 
 #: (id(root buffer), start address) -> StorageImpl; entries leave when their root buffer is freed
 _BY_BUFFER: dict[tuple[int, int], _StorageImpl] = {}
@@ -128,11 +130,36 @@ def _remember(t: Any, storage: UntypedStorage, flat: Any) -> None:
     _BY_TENSOR[key] = (storage, flat)
 
 
+class _SameAs:
+    """A data-less tensor's entry before anyone asked for its storage: it sees ``src``'s (``detach`` / ``.data`` of a
+    meta tensor)."""
+
+    __slots__ = ("src",)
+
+    def __init__(self, src: Any) -> None:
+        self.src = src
+
+
+def share_dataless(out: Any, src: Any) -> None:
+    """``out`` (made by ``detach`` / ``shallow_copy_and_detach`` of the plain meta tensor ``src``) sees ``src``'s
+    storage, found when asked (nothing is made until then)."""
+    if type(src) is not _TENSOR_CLASS[0] or src._data is not None:
+        return
+    key = id(out)
+    if key not in _BY_TENSOR:
+        weakref.finalize(out, _BY_TENSOR.pop, key, None)
+    _BY_TENSOR[key] = (_SameAs(src), None)
+
+
 def storage_of(t: Any) -> UntypedStorage:
     """``t.untyped_storage()``: the storage ``t`` sees (the same object for every tensor sharing its memory)."""
     entry = _BY_TENSOR.get(id(t))
     flat = t._storage
     if entry is not None and entry[1] is flat:
+        if entry[0].__class__ is _SameAs:
+            storage = storage_of(entry[0].src)
+            _remember(t, storage, flat)
+            return storage
         return entry[0]
     if flat is not None:
         storage = _for_buffer(flat, t._device)
@@ -171,12 +198,12 @@ def expired_impl(impl: _StorageImpl) -> bool:
     if impl.py is not None and impl.py() is not None:
         return False
     return not any(v is impl for v in _BY_BUFFER.values()) and not any(
-        entry[0]._impl is impl for entry in _BY_TENSOR.values())
+        getattr(entry[0], "_impl", None) is impl for entry in _BY_TENSOR.values())
 
 
 def impl_of_cdata(cdata: int) -> _StorageImpl | None:
     """The StorageImpl whose ``_cdata`` this is, if it is still in use."""
-    for impl in list(_BY_BUFFER.values()) + [entry[0]._impl for entry in _BY_TENSOR.values()]:
+    for impl in list(_BY_BUFFER.values()) + [getattr(e[0], "_impl", None) for e in _BY_TENSOR.values()]:
         if id(impl) == cdata:
             return impl
     return None

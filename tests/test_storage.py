@@ -142,9 +142,11 @@ def test_writes_through_the_storage_are_seen_by_tensors(torch: Any) -> None:
 def _meta(E: Any) -> list:
     T = E.T
     m = T.empty(2, 3, device="meta")
+    d, data, sub = m.detach(), m.data, T.Tensor._make_subclass(T.Tensor, m)  # (asked before m's storage exists)
     s = m.untyped_storage()
     out = [str(s.device), s.nbytes(), s.data_ptr(), m.data_ptr(), repr(s).replace("dispatcher", "torch"),
            m[1:].untyped_storage()._cdata == s._cdata, m.t().untyped_storage() is s, outcome(lambda: s.tolist()),
+           [T._C._is_alias_of(t, m) for t in (d, data, sub)], d.untyped_storage() is s,
            outcome(lambda: s[0])]
     out.append(tuple(T.empty(0, device="meta").set_(s, 2, (5,)).shape))
     out.append(s.nbytes())
