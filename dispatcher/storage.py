@@ -15,8 +15,8 @@ storage (``s[0] = 5``, ``fill_``, ``copy_``) go to the same memory, so tensors s
 Tensors without data have a storage without data: meta tensors (``device=meta``, ``data_ptr() == 0``, reading it
 raises torch's NotImplementedError), and wrapper subclasses (``_make_wrapper_subclass``: a CPU storage of the
 wrapper's byte size whose data is "not allocated yet", as torch's). Differences (docs/modes.md, "Storages"): a
-storage that grows (``resize_``, or ``set_`` past its end) gets new memory, which the tensors already over the old
-memory do not see (torch reallocates in place, so they do).
+storage that grows (``resize_``, or ``set_`` past its end) gets new memory; the tensors whose storage was asked for
+follow it, other views of the old memory keep it (in torch all tensors of the StorageImpl follow).
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def _remember(t: Any, storage: UntypedStorage, flat: Any) -> None:
     key = id(t)
     if key not in _BY_TENSOR:
         weakref.finalize(t, _BY_TENSOR.pop, key, None)
-    _BY_TENSOR[key] = (storage, flat)
+    _BY_TENSOR[key] = (storage, flat, weakref.ref(t))
 
 
 class _SameAs:
@@ -148,7 +148,7 @@ def share_dataless(out: Any, src: Any) -> None:
     key = id(out)
     if key not in _BY_TENSOR:
         weakref.finalize(out, _BY_TENSOR.pop, key, None)
-    _BY_TENSOR[key] = (_SameAs(src), None)
+    _BY_TENSOR[key] = (_SameAs(src), None, None)
 
 
 def storage_of(t: Any) -> UntypedStorage:
@@ -175,6 +175,25 @@ def storage_of(t: Any) -> UntypedStorage:
         storage = _python_object(impl, None)
     _remember(t, storage, flat)
     return storage
+
+
+def _follow(storage: UntypedStorage, new: np.ndarray) -> None:
+    """After ``storage`` got new memory: the tensors known to see it (those whose storage was asked for) now view
+    the new memory with their geometry, as torch's tensors follow their StorageImpl's reallocation. (Tensors never
+    asked about keep the old memory; so does a tensor whose geometry no longer fits.)"""
+    for key, entry in list(_BY_TENSOR.items()):
+        if entry[0] is not storage or entry[2] is None:
+            continue
+        t = entry[2]()
+        if t is None or t._data is None:
+            continue
+        item = t._dtype.itemsize
+        if _geometry_nbytes(t._shape, t._stride, t._storage_offset, item) > new.size:
+            continue
+        flat = new[: (new.size // item) * item].view(t._dtype.np_dtype)
+        made = Tensor._from_storage(flat, t._shape, t._stride, t._storage_offset, t._dtype, t._device)
+        t._flat, t._data = made._flat, made._data
+        _BY_TENSOR[key] = (storage, t._flat, entry[2])
 
 
 def dataless_storage(t: Any, nbytes: int) -> None:
@@ -396,6 +415,7 @@ class UntypedStorage:
         new[:keep] = self._bytes[:keep]
         self._bytes = new
         _register(new, impl)
+        _follow(self, new)
 
     def __copy__(self) -> UntypedStorage:
         return self.clone()

@@ -449,3 +449,24 @@ def test_wrapper_subclass_aliasing_relations(torch: Any) -> None:
     got = _same(torch, _wrapper_aliasing_relations)
     assert all(same for _, same in got)
     assert any(alias for rows, _ in got for _, alias in rows)  # some outputs alias their input
+
+
+def _growth(E: Any) -> list:
+    """A storage that grows (resize_, set_ past its end): the tensors that asked for it follow the new memory."""
+    T = E.T
+    x = T.ones(3)
+    s = x.untyped_storage()
+    c = s._cdata
+    s.resize_(20)
+    out = [x.untyped_storage()._cdata == c, x.untyped_storage().nbytes(), x.data_ptr() == s.data_ptr(), x.tolist()]
+    s[0:4] = 0
+    out.append(x.tolist())
+    z = T.arange(6.0)
+    zs = z.untyped_storage()
+    w = T.empty(0).set_(zs, 4, (2, 2), (2, 1))
+    out += [zs.nbytes(), z.data_ptr() == w.data_ptr() - 16, z.tolist(), w[0].tolist(), T._C._is_alias_of(z, w)]
+    return out
+
+
+def test_growing_storage_moves_the_tensors_that_see_it(torch: Any) -> None:
+    _same(torch, _growth)
