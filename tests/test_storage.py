@@ -470,3 +470,24 @@ def _growth(E: Any) -> list:
 
 def test_growing_storage_moves_the_tensors_that_see_it(torch: Any) -> None:
     _same(torch, _growth)
+
+
+def _save_storages(E: Any, path: str) -> list:
+    T = E.T
+    x = T.arange(3.0)
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        T.save({"t": x.storage(), "x": x}, path)
+        loaded = T.load(path)
+        out += [type(loaded["t"]).__name__, str(loaded["t"].dtype), loaded["t"].tolist(),
+                loaded["t"]._cdata == loaded["x"].untyped_storage()._cdata]
+        T.save({"s": x.untyped_storage()}, path)
+        loaded = T.load(path)
+        out += [type(loaded["s"]).__name__, str(loaded["s"].dtype), loaded["s"].nbytes(), loaded["s"].tolist()]
+        out.append(outcome(lambda: T.save({"s": x.untyped_storage(), "x": x}, path)))
+    return out
+
+
+def test_save_load_of_storage_objects(torch: Any, tmp_path: Any) -> None:
+    _same(torch, lambda E: _save_storages(E, str(tmp_path / f"{E.name}.pt")))

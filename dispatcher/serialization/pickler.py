@@ -83,7 +83,7 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined]
 
     def persistent_id(self, obj: Any) -> Any:
         if obj.__class__ is not _StorageRef:
-            return None
+            return self._storage_object(obj)
         flat = obj.flat
         ident = id(obj.impl) if obj.impl is not None else id(flat)
         key = self._keys.get(ident)
@@ -98,6 +98,25 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined]
                 data = data.astype(data.dtype.newbyteorder("<"))
             self.storages.append((key, data.tobytes()))
         return ("storage", TorchGlobal("torch", storage_name(obj.dtype)), key, "cpu", int(flat.size))
+
+    def _storage_object(self, obj: Any) -> Any:
+        """A storage saved as itself (``torch.save(x.untyped_storage())``): torch's persistent id, the untyped one
+        written as bytes under ``torch.storage.UntypedStorage``."""
+        from ..storage import TypedStorage, UntypedStorage
+
+        if isinstance(obj, TypedStorage):
+            untyped, dtype, name = obj._untyped_storage, obj.dtype, None
+        elif isinstance(obj, UntypedStorage):
+            untyped, dtype, name = obj, _dt.uint8, TorchGlobal("torch.storage", "UntypedStorage")
+        else:
+            return None
+        if untyped._bytes is None:
+            raise pickle.PicklingError(f"torch.save: cannot save a storage on the {untyped.device.type} device (it "
+                                       "has no data); dispatchkit saves CPU storages")
+        item = dtype.itemsize
+        flat = untyped._bytes[: (untyped._bytes.size // item) * item].view(dtype.np_dtype)
+        pid = self.persistent_id(_StorageRef(flat, dtype, untyped._impl))
+        return pid if name is None else (pid[0], name, *pid[2:4], untyped.nbytes())
 
     def reducer_override(self, obj: Any) -> Any:
         cls = obj.__class__
