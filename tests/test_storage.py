@@ -111,7 +111,7 @@ def _view_dtype(E: Any) -> list:
     for fn in (lambda: T.ones(3).view(T.float64), lambda: T.ones(4, 2).t().view(T.float64),
                lambda: T.tensor(1.0).view(T.float64), lambda: T.ones(4)[1:3].view(T.float64)):
         out.append(outcome(fn))
-    for kw in ({}, {"pre_dispatch": True}):
+    for kw in ({"tracing_mode": "fake"}, {}, {"pre_dispatch": True}):
         g = E.make_fx(lambda a: a.view(T.int32) + 1, **kw)(T.ones(2))
         out.append([str(n.target) for n in g.graph.nodes if n.op == "call_function"])
     return out
@@ -292,7 +292,7 @@ def _set_graphs(E: Any) -> list:
         return r + 1
 
     out = []
-    for kw in ({}, {"pre_dispatch": True}):
+    for kw in ({}, {"pre_dispatch": True}, {"tracing_mode": "fake"}):
         g = E.make_fx(fn, **kw)(T.ones(3), T.ones(4))
         out.append([str(n.target) for n in g.graph.nodes if n.op == "call_function"])
         out.append(g(T.zeros(3), T.arange(4.0)).tolist())
