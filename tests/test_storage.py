@@ -259,7 +259,7 @@ def _set_autograd(E: Any) -> list:
     c = a * 2
     b = T.zeros(4, requires_grad=True)
     d = c.set_(b.mul(3))
-    out += [d is c, type(c.grad_fn).__name__, [type(n).__name__ for n, _ in c.grad_fn.next_functions],
+    out += [d is c, type(c.grad_fn).__name__, c.grad_fn.name(), [type(n).__name__ for n, _ in c.grad_fn.next_functions],
             c.requires_grad, tuple(c.shape)]
     out.append(outcome(lambda: c.sum().backward()))
     e = T.ones(3, requires_grad=True) * 1
