@@ -320,3 +320,18 @@ def _dispatch_isTensorSubclassLike(tensor: Any) -> bool:  # noqa: N802 - torch's
 
 
 __all__ += ["_dispatch_isTensorSubclassLike"]
+
+
+# --- storages (wt-storage): torch._C._is_alias_of / _storage_address (dispatcher/api/storage.py) ---
+def _is_alias_of(a: Any, b: Any) -> bool:
+    """``torch._C._is_alias_of(a, b)``: whether the two tensors see the same storage (StorageImpl)."""
+    from .api.storage import _is_alias_of as is_alias_of
+
+    return is_alias_of(a, b)
+
+
+def _storage_address(t: Any) -> int:
+    """``torch._C._storage_address(t)``: the address of ``t``'s StorageImpl (its storage's ``_cdata``)."""
+    from .api.storage import _storage_address as storage_address
+
+    return storage_address(t)

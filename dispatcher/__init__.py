@@ -235,3 +235,14 @@ __all__ += ["backends"]
 # --- torch.utils.data (dispatcher/utils/data/): datasets, samplers, collation, DataLoader ---
 from .utils import data as _utils_data  # noqa: E402, F401  (makes dispatcher.utils.data reachable as torch's)
 # --- end torch.utils.data ---
+# --- storages (dispatcher/storage.py): torch.UntypedStorage, TypedStorage, Storage, FloatStorage ... (wt-storage) ---
+from . import multiprocessing, storage  # noqa: E402  (multiprocessing: reductions.StorageWeakRef only)
+from .storage import LEGACY_STORAGE_CLASSES as _LEGACY_STORAGE_CLASSES  # noqa: E402
+from .storage import TypedStorage, UntypedStorage, is_storage  # noqa: E402
+
+globals().update(_LEGACY_STORAGE_CLASSES)
+Storage = _LEGACY_STORAGE_CLASSES["FloatStorage"]  # torch.Storage: the default dtype's legacy class
+__all__ += ["Storage", "TypedStorage", "UntypedStorage", "is_storage", "multiprocessing", "storage",
+            *_LEGACY_STORAGE_CLASSES]
+# --- end storages ---
+from .api.storage import _functionalize_unsafe_set  # noqa: E402, F401  (torch._functionalize_unsafe_set)

@@ -355,6 +355,10 @@ def shallow_copy_and_detach(t: Any, version_counter: Any = None) -> Any:
     out = type(t)._from_storage(t._storage, t._shape, t._stride, t._storage_offset, t._dtype, t._device)
     out._key_set = t._key_set
     out._version_counter = version_counter
+    if t._data is None:  # a meta tensor: the same (data-less) storage (dispatcher/storage.py)
+        from .storage import share_dataless
+
+        share_dataless(out, t)
     return out
 
 

@@ -300,3 +300,11 @@ KNOWN.update({
         "an all-inf rstd: torch's vectorized CPU kernel (its own summation order and fused formula) places its "
         "nan / inf results otherwise than ours; both are the non-finite results of a non-finite rstd"),
 })
+
+# wt-storage: the set_ family
+KNOWN.update({
+    ('set_.source_Tensor_storage_offset', 'source:None'): ('wrong_class',
+        "None for the source tensor: torch's CompositeImplicitAutograd kernel fails reading its storage "
+        "(NotImplementedError); our binding refuses the undefined tensor before any kernel (UndefinedTensorError, "
+        "a RuntimeError)"),
+})

@@ -171,6 +171,8 @@ def build(sample: Sample, target: str, seed: int = 0) -> tuple[tuple, dict]:
     def conv(x: Any) -> Any:
         if isinstance(x, T):
             return tensor(make_array(x, rng))
+        if isinstance(x, ST):  # wt-storage: a Storage argument, the untyped storage of a tensor
+            return conv(x.of).untyped_storage()
         if isinstance(x, DT):
             return dtype(x.name)
         if isinstance(x, MF):
@@ -2167,3 +2169,32 @@ OPS.update({info.name: info for info in [
     OpInfo("norm.ScalarOpt_dim", [S(T((3, 4)), 2, [1]), S(T((3, 4)), None, [0], True), S(T((4, 3), D, "transposed"), 1, [0]),
                                   S(T((2, 3, 4)), 3, [0, 2])], [S(T((3, 4), L), 2, [1]), S(T((3, 4)), 2, [2])]),
 ]})
+
+
+# --- wt-storage: the set_ family (Storage arguments: ST(T(...)) is that tensor's untyped storage) and is_set_to -----
+@dataclass(frozen=True)
+class ST:
+    of: T
+
+
+def _table_storage() -> list[OpInfo]:
+    return [
+        OpInfo("set_.source_Storage", [S(T((3,)), ST(T((4,)))), S(T((2, 2), D), ST(T((5,), D)))],
+               [S(T((3,)), T((4,)))]),
+        OpInfo("set_.source_Storage_storage_offset",
+               [S(T((0,), D), ST(T((6,), D)), 1, [2, 2], [2, 1]), S(T((3,)), ST(T((6,))), 0, [2, 3]),
+                S(T((1,)), ST(T((6,))), 2, [2, 2], [1, 2])],
+               [S(T((0,)), ST(T((6,))), -1, [2], [1]), S(T((0,)), ST(T((6,))), 0, [2, 2], [1])]),
+        OpInfo("set_.source_Tensor", [S(T((3,), D), T((2, 4), D)), S(T((3,)), T((4, 3), F, "transposed"))],
+               [S(T((3,), L), T((3,)))]),
+        OpInfo("set_", [S(T((3,))), S(T((2, 3), D))]),
+        OpInfo("set_.source_Tensor_storage_offset", [S(T((0,), D), T((6,), D), 1, [2, 2], [2, 1])],
+               [S(T((0,)), T((6,)), -1, [2])]),
+        OpInfo("is_set_to", [S(T((3,)), T((3,))), S(T((2, 2), D), T((2, 2), D))], meta=False),
+        OpInfo("view.dtype", [S(T((2, 4)), DT("int32")), S(T((2, 4)), DT("float64")), S(T((3, 2), D), DT("int8")),
+                              S(T((4,), L), DT("float64"))],
+               [S(T((3,)), DT("float64")), S(T((4, 2), F, "transposed"), DT("float64")), S(T(()), DT("float64"))]),
+    ]
+
+
+OPS.update({info.name: info for info in _table_storage()})

@@ -65,6 +65,7 @@ FAMILIES: dict[str, str] = {
     "resizing": "upsample_* (nearest, nearest-exact, linear, bilinear, trilinear, bicubic), pixel_shuffle / "
                 "pixel_unshuffle",
     "recurrent": "lstm / gru / rnn_tanh / rnn_relu and their cells, oneDNN's LSTM layer, packed sequences",
+    "storage": "set_ (a tensor re-pointed at a storage or at another tensor's), is_set_to",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -21,6 +21,7 @@ from dispatcher.fake.fake_tensor import fake_copy
 from dispatcher.modes.weak import WeakIdKeyDictionary
 from dispatcher.nn.parameter import Parameter
 from dispatcher.script_object import ScriptObject
+from dispatcher.storage import TypedStorage, UntypedStorage
 from dispatcher.tensor import Tensor
 
 from .graph import Graph
@@ -264,6 +265,8 @@ class _Tracer:
             return {k: self.to_arg(v) for k, v in a.items()}
         if isinstance(a, ScriptObject):  # an opaque object an earlier op returned (torch's fetch_object_proxy)
             return self.tensor_tracker.get(a, a)
+        if isinstance(a, (UntypedStorage, TypedStorage)):  # torch.fx's create_arg has no node kind for a storage
+            raise NotImplementedError(f"argument of type: {type(a)}")
         return a
 
     def _alias_of(self, t: Any) -> Node | None:

@@ -27,13 +27,15 @@ from . import (
     random,
     reductions,
     shape,
+    storage,
     subscripts,
     transcendental,
     views,
 )
 
 _MODULES = (arithmetic, arithmetic_clamp, transcendental, comparison, bitwise, reductions, views, shape, indexing,
-            factories, conversions, random, linalg, activations, subscripts, interop, autograd_methods)
+            factories, conversions, random, linalg, activations, subscripts, interop, autograd_methods,
+            storage)
 
 
 #: Tensor attribute -> name of the module whose ``install`` attached it (``dispatchkit where`` reads it: many

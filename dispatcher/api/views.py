@@ -201,7 +201,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
 # --- Tensor methods ----------------------------------------------------------------------------------------------------
 def view(self: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
-        raise NotImplementedError("view(dtype) is not supported by dispatchkit")
+        return aten.view.dtype(self, shape[0])
     return aten.view.default(self, _size_args(shape, "view"))
 
 

@@ -226,7 +226,9 @@ class Node:
         self.output_meta: list[Any] = []
 
     def name(self) -> str:
-        return type(self).__name__
+        name = type(self).__name__
+        # torchgen's nodes for ops without a formula are the C++ class torch::autograd::NotImplemented
+        return "torch::autograd::NotImplemented" if name == "NotImplemented" else name
 
     def sequence_nr(self) -> int:
         return self._sequence_nr

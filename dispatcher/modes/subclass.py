@@ -127,6 +127,10 @@ def make_wrapper_subclass(
         t._key_set |= _extra_dispatch_keys.repr
     if policy:
         t._python_policy = policy
+    if storage_size is not None:
+        from ..storage import dataless_storage
+
+        dataless_storage(t, int(storage_size))  # (bytes, as torch counts it)
     _check_requires_grad(t, requires_grad)
     t.requires_grad = bool(requires_grad)
     return t

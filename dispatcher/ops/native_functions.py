@@ -832,4 +832,12 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     # norm_except_dim's Tensor.norm calls (NormBackward0 / NormBackward1)
     OpDef("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", CEA, tags=('reduction',)),
     OpDef("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", BACKEND, tags=('reduction',)),
+    # wt-storage: the set_ family (a tensor re-pointed at a storage) and is_set_to
+    OpDef("set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)", BACKEND, tags=('inplace', 'inplace_view')),
+    OpDef("set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)", BACKEND, tags=('inplace', 'inplace_view')),
+    OpDef("set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", BACKEND, tags=('inplace', 'inplace_view')),
+    OpDef("set_(Tensor(a!) self) -> Tensor(a!)", BACKEND, tags=('inplace', 'inplace_view')),
+    OpDef("set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)", CIA, tags=('inplace', 'inplace_view')),
+    OpDef("is_set_to(Tensor self, Tensor tensor) -> bool", BACKEND, tags=()),
+    OpDef("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", CEA, tags=()),
 )

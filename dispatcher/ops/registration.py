@@ -32,6 +32,7 @@ KERNEL_MODULES = (
     "pooling_nd", "resizing",
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout", "recurrent", "recurrent_kernels",
+    "storage", "views_dtype",
 )
 
 _KIND_KEYS = {
@@ -43,6 +44,7 @@ _KIND_KEYS = {
 #: backend ops torch registers with a CPU kernel only: on meta tensors they reach the Meta backend fallback
 #: (NotImplementedError "attempted to run this operator with Meta tensors"), as ``torch.equal`` does
 NO_META_KERNEL = frozenset({"equal", "_nested_tensor_from_mask_left_aligned"})
+NO_META_KERNEL = NO_META_KERNEL | {"is_set_to"}  # wt-storage
 
 ATEN: Library | None = None
 
@@ -108,6 +110,9 @@ def register_aten() -> Library:
         elif op.kind != CIA and is_multi_output_view(overload._schema):  # unbind, split: outputs not modifiable
             lib.impl(op.name, make_multi_output_view_kernel(overload), "ADInplaceOrView", with_keyset=True,
                      debug="registered at dispatcher/autograd/views.py")
+    from .views_dtype import register_inplace_or_view  # wt-storage: view.dtype's non-differentiable view
+
+    register_inplace_or_view(lib)
     ATEN = lib
     from .tensor_info import register_jit_ops  # TorchScript's metadata ops (aten::sym_size, prim::device, ...)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..op_overload import namespace
+from ..storage import share_dataless
 from ..tensor import Tensor, contiguous_strides
 from .kernel_dtypes import legacy_type_name
 from .kernel_registry import impl
@@ -375,6 +376,8 @@ def detach(self: Tensor) -> Tensor:
         self._storage, self._shape, self._stride, self._storage_offset, self._dtype, self._device
     )
     out._version_counter = self._version_counter
+    if self._data is None:  # a meta tensor: the same (data-less) storage, as torch's shared StorageImpl
+        share_dataless(out, self)
     return out
 
 

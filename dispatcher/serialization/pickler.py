@@ -39,12 +39,13 @@ _DEVICE = TorchGlobal("torch", "device")
 
 
 class _StorageRef:
-    """A tensor's storage as the pickler meets it (turned into a persistent id)."""
+    """A tensor's storage as the pickler meets it (turned into a persistent id): its elements, their dtype, and the
+    StorageImpl it is (dispatcher/storage.py: tensors sharing memory share it, and it is written once)."""
 
-    __slots__ = ("flat", "dtype")
+    __slots__ = ("flat", "dtype", "impl")
 
-    def __init__(self, flat: np.ndarray, dtype: Any) -> None:
-        self.flat, self.dtype = flat, dtype
+    def __init__(self, flat: np.ndarray, dtype: Any, impl: Any = None) -> None:
+        self.flat, self.dtype, self.impl = flat, dtype, impl
 
 
 class _PlainData:
@@ -64,7 +65,8 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined]
     def __init__(self, file: Any, protocol: int = 2) -> None:
         super().__init__(file, protocol)
         self.storages: list[tuple[str, bytes]] = []
-        self._keys: dict[int, str] = {}
+        self._keys: dict[int, str] = {}  # id of the StorageImpl -> record key
+        self._dtypes: dict[int, Any] = {}  # id of the StorageImpl -> the dtype it is written as
         self._alive: list[Any] = []  # the flat arrays keyed by id, kept alive while pickling
 
     def _save_torch_global(self, obj: TorchGlobal) -> None:
@@ -81,17 +83,40 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined]
 
     def persistent_id(self, obj: Any) -> Any:
         if obj.__class__ is not _StorageRef:
-            return None
+            return self._storage_object(obj)
         flat = obj.flat
-        key = self._keys.get(id(flat))
+        ident = id(obj.impl) if obj.impl is not None else id(flat)
+        key = self._keys.get(ident)
+        if key is not None and self._dtypes[ident] is not obj.dtype:
+            raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
         if key is None:
-            key = self._keys[id(flat)] = str(len(self._keys))
-            self._alive.append(flat)
+            key = self._keys[ident] = str(len(self._keys))
+            self._dtypes[ident] = obj.dtype
+            self._alive.append((flat, obj.impl))
             data = np.ascontiguousarray(flat)
             if data.dtype.byteorder == ">":
                 data = data.astype(data.dtype.newbyteorder("<"))
             self.storages.append((key, data.tobytes()))
         return ("storage", TorchGlobal("torch", storage_name(obj.dtype)), key, "cpu", int(flat.size))
+
+    def _storage_object(self, obj: Any) -> Any:
+        """A storage saved as itself (``torch.save(x.untyped_storage())``): torch's persistent id, the untyped one
+        written as bytes under ``torch.storage.UntypedStorage``."""
+        from ..storage import TypedStorage, UntypedStorage
+
+        if isinstance(obj, TypedStorage):
+            untyped, dtype, name = obj._untyped_storage, obj.dtype, None
+        elif isinstance(obj, UntypedStorage):
+            untyped, dtype, name = obj, _dt.uint8, TorchGlobal("torch.storage", "UntypedStorage")
+        else:
+            return None
+        if untyped._bytes is None:
+            raise pickle.PicklingError(f"torch.save: cannot save a storage on the {untyped.device.type} device (it "
+                                       "has no data); dispatchkit saves CPU storages")
+        item = dtype.itemsize
+        flat = untyped._bytes[: (untyped._bytes.size // item) * item].view(dtype.np_dtype)
+        pid = self.persistent_id(_StorageRef(flat, dtype, untyped._impl))
+        return pid if name is None else (pid[0], name, *pid[2:4], untyped.nbytes())
 
     def reducer_override(self, obj: Any) -> Any:
         cls = obj.__class__
@@ -119,6 +144,13 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined]
         if t._device.type != "cpu" or t._storage is None:
             raise pickle.PicklingError(f"torch.save: cannot save a tensor on the {t._device.type} device (it has "
                                        "no data); dispatchkit saves CPU tensors")
-        storage = _StorageRef(t._storage, t._dtype)
+        from ..storage import storage_of
+
+        untyped = storage_of(t)
+        flat = t._storage
+        if untyped._bytes is not None and untyped._bytes.size >= flat.nbytes:  # the whole storage, as torch writes it
+            item = t._dtype.itemsize
+            flat = untyped._bytes[: (untyped._bytes.size // item) * item].view(t._dtype.np_dtype)
+        storage = _StorageRef(flat, t._dtype, untyped._impl)
         return _REBUILD_TENSOR, (storage, t._storage_offset, tuple(t._shape), tuple(t._stride), bool(requires_grad),
                                  collections.OrderedDict())

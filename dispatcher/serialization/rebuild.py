@@ -71,13 +71,21 @@ class StorageType:
         return f"StorageType(dtype={self.dtype})"
 
 
-class LoadedStorage:
-    """A storage read from a checkpoint: a flat array of ``numel`` elements of ``dtype``."""
+def LoadedStorage(array: np.ndarray, dtype: Any) -> Any:  # noqa: N802 - it stands for a storage class
+    """A storage read from a checkpoint: a ``TypedStorage`` (dispatcher/storage.py) over ``array`` (``numel``
+    elements of ``dtype``), as torch.load gives it; tensors rebuilt over it share its StorageImpl."""
+    from ..storage import TypedStorage, _for_buffer
+    from ..tensor import device as _device
 
-    __slots__ = ("array", "dtype")
+    storage = TypedStorage(wrap_storage=_for_buffer(array, _device("cpu")), dtype=dtype, _internal=True)
+    storage.array = array
+    return storage
 
-    def __init__(self, array: np.ndarray, dtype: Any) -> None:
-        self.array, self.dtype = array, dtype
+
+def _is_loaded(storage: Any) -> bool:
+    from ..storage import TypedStorage
+
+    return isinstance(storage, TypedStorage) and isinstance(getattr(storage, "array", None), np.ndarray)
 
 
 def _ints(value: Any, what: str) -> tuple[int, ...]:
@@ -89,7 +97,7 @@ def _ints(value: Any, what: str) -> tuple[int, ...]:
 def _rebuild_tensor_v2(storage: Any, storage_offset: Any, size: Any, stride: Any, requires_grad: Any,
                        backward_hooks: Any, metadata: Any = None) -> Tensor:
     """A tensor over a loaded storage, after checking that its geometry stays inside the storage."""
-    if not isinstance(storage, LoadedStorage):
+    if not _is_loaded(storage):
         raise pickle.UnpicklingError(f"_rebuild_tensor_v2: expected a storage, got {type(storage).__name__}")
     shape, strides = _ints(size, "size"), _ints(stride, "stride")
     if type(storage_offset) is not int or storage_offset < 0 or len(shape) != len(strides) or \
@@ -196,6 +204,7 @@ def allowed_globals() -> dict[str, Any]:
         dt = getattr(_dt, name, None)
         if dt is not None:
             allowed[f"torch.{storage}"] = StorageType(storage, dt)
+    allowed["torch.storage.UntypedStorage"] = StorageType("UntypedStorage", _dt.uint8)  # (bytes: read as uint8)
     for name in dir(_dt):
         value = getattr(_dt, name)
         if isinstance(value, _dt.dtype):

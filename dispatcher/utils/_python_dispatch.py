@@ -158,14 +158,43 @@ def _take_geometry(wrapper: Tensor, new: Tensor) -> None:
     wrapper._contiguous = new._contiguous
 
 
-def return_and_correct_aliasing(func: Any, args: tuple, kwargs: dict | None, out: Any) -> Any:
-    """``out`` with each mutated-alias return (``Tensor(a!)``) replaced by the argument it aliases.
+def _correct_storage_aliasing(func: Any, args: tuple, outs: Any) -> None:
+    """A view op (a return sharing an alias set with a read-only argument, ``Tensor(a) self -> Tensor(a)``): each such
+    returned tensor is re-pointed at that argument's storage (``torch._functionalize_unsafe_set``), its own sizes and
+    strides kept. PyTorch asserts that the argument and the returns have the same type when either is a traceable
+    wrapper subclass."""
+    from ..api.storage import _functionalize_unsafe_set
 
-    NB: PyTorch also re-points the storage of a wrapper returned by a view op at its input's (``set_`` on the
-    outer wrapper); wrappers here have no storage to share, so that half is not done.
+    schema = func._schema
+    for i, arg in enumerate(schema.arguments):
+        a_info = arg.alias_info
+        if a_info is None or a_info.is_write or i >= len(args):
+            continue
+        for j, r in enumerate(schema.returns):
+            r_info = r.alias_info
+            if r_info is None or not (set(a_info.before_set) & set(r_info.before_set)) or j >= len(outs):
+                continue
+            src, ret = args[i], outs[j]
+            if type(src) is not type(ret) and (is_traceable_wrapper_subclass_type(type(src))
+                                               or is_traceable_wrapper_subclass_type(type(ret))):
+                for each in (ret if isinstance(ret, list) else [ret]):
+                    if type(src) is not type(each):
+                        raise AssertionError(f"Called {func} with input of type {type(src)}\nand output of type "
+                                             f"{type(ret)}. But expected types to match.")
+            for each in (ret if isinstance(ret, list) else [ret]):
+                if not isinstance(each, Tensor):
+                    raise AssertionError(f"expected torch.Tensor, got {type(each)}")
+                _functionalize_unsafe_set(each, src)
+
+
+def return_and_correct_aliasing(func: Any, args: tuple, kwargs: dict | None, out: Any) -> Any:
+    """``out`` with each mutated-alias return (``Tensor(a!)``) replaced by the argument it aliases; and, for a view
+    op, each returned wrapper re-pointed at its input's storage (``_correct_storage_aliasing``), so
+    ``torch._C._is_alias_of(out, input)`` holds and both report the same ``untyped_storage()``, as in PyTorch.
     """
     schema = func._schema
     returns = schema.returns
+    _correct_storage_aliasing(func, args, out if isinstance(out, tuple) else (out,))
     if not any(r.alias_info is not None and r.alias_info.is_write for r in returns):
         return out
     values = _argument_values(func, args, kwargs or {})

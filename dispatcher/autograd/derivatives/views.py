@@ -382,3 +382,9 @@ def _as_strided_scatter(ctx, grads, needs):
             save_meta=("self",))
 def _unsafe_split(ctx, grads, needs):
     return _split(ctx, grads, needs)
+
+
+# wt-storage: view.dtype (derivatives.yaml: ``output_differentiability: [False]``): the result never requires grad
+@derivative("view.dtype", "ViewBackward1", ("self",), non_differentiable_outputs=(0,))
+def _view_dtype(ctx, grads, needs):
+    return (None,)
