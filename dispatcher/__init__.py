@@ -232,9 +232,6 @@ from .dtypes import int as int  # noqa: E402, A004 - torch.int is int32
 
 __all__ += ["backends"]
 # --- end torch.backends ---
-# --- torch.utils.data (dispatcher/utils/data/): datasets, samplers, collation, DataLoader ---
-from .utils import data as _utils_data  # noqa: E402, F401  (makes dispatcher.utils.data reachable as torch's)
-# --- end torch.utils.data ---
 # --- storages (dispatcher/storage.py): torch.UntypedStorage, TypedStorage, Storage, FloatStorage ... (wt-storage) ---
 from . import multiprocessing, storage  # noqa: E402  (multiprocessing: reductions.StorageWeakRef only)
 from .storage import LEGACY_STORAGE_CLASSES as _LEGACY_STORAGE_CLASSES  # noqa: E402
@@ -246,3 +243,6 @@ __all__ += ["Storage", "TypedStorage", "UntypedStorage", "is_storage", "multipro
             *_LEGACY_STORAGE_CLASSES]
 # --- end storages ---
 from .api.storage import _functionalize_unsafe_set  # noqa: E402, F401  (torch._functionalize_unsafe_set)
+
+# torch.utils.data (dispatcher/utils/data/): datasets, samplers, collation, DataLoader
+from .utils import data as _utils_data  # noqa: E402, F401  (makes dispatcher.utils.data reachable as torch's)
