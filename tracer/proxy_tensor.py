@@ -255,16 +255,39 @@ def _user_line() -> str:
     return "".join(traceback.StackSummary.from_list([entry]).format()).rstrip("\n")
 
 
+class DataDependentTracingError(TracingError, DataDependentOutputException):
+    """make_fx(tracing_mode='fake') met an op whose value depends on data: a TracingError explaining it, and still
+    the DataDependentOutputException torch's make_fx lets through (``except DataDependentOutputException`` holds)."""
+
+    def __init__(self, message: str, func: Any) -> None:
+        RuntimeError.__init__(self, message)
+        self.func = func
+
+    __repr__ = RuntimeError.__repr__
+
+
+class DynamicShapeTracingError(TracingError, DynamicOutputShapeException):
+    """The same for an op whose output shape depends on data (torch: DynamicOutputShapeException)."""
+
+    def __init__(self, message: str, func: Any) -> None:
+        RuntimeError.__init__(self, message)
+        self.func = func
+
+    __repr__ = RuntimeError.__repr__
+
+
 def _data_dependent_error(func: Any, e: Exception) -> TracingError:
     """Fake tracing met an op whose value / output shape depends on data fake tensors do not have."""
-    what = "output shape" if isinstance(e, DynamicOutputShapeException) else "value"
+    dynamic_shape = isinstance(e, DynamicOutputShapeException)
+    what = "output shape" if dynamic_shape else "value"
     inner = getattr(e, "func", func)
     where = "" if inner is func else f" (through {inner})"
-    return TracingError(
+    cls = DynamicShapeTracingError if dynamic_shape else DataDependentTracingError
+    return cls(
         f"make_fx(tracing_mode='fake') cannot trace {func}{where}: its {what} depends on tensor data, which fake "
         "tensors do not have (symbolic shapes are not supported). Trace with tracing_mode='real', or keep "
         f"data-dependent code (.item(), bool(t), .tolist(), nonzero, boolean masks) out of the traced "
-        f"function. The user code that asked for it:\n{_user_line()}")
+        f"function. The user code that asked for it:\n{_user_line()}", inner)
 
 
 def _tensors(args: tuple, kwargs: dict) -> list[Any]:
