@@ -232,3 +232,8 @@ from .dtypes import int as int  # noqa: E402, A004 - torch.int is int32
 
 __all__ += ["backends"]
 # --- end torch.backends ---
+
+# --- torch.func (functional_call: dispatcher/func.py) ---
+__all__ += ["func"]
+from . import func  # noqa: E402
+# --- end torch.func ---

@@ -429,3 +429,246 @@ def test_decomposition_interpreter(torch: Any, mode: str) -> None:
         # it; ours makes meta["val"] off the mode stack (docs/tracing.md). The live nodes are the same.
         seen.append([str(n.target) for n in dm.graph.nodes if n.op == "call_function" and n.users])
     assert seen[0] == seen[1] == ["aten.sigmoid.default", "aten.mul.Tensor"]
+
+
+# --- TestGenericProxyTensor: models ----------------------------------------------------------------------------------
+
+
+def _linear_relu(T: Any) -> Any:
+    class Foo(T.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = T.nn.Linear(5, 5)
+
+        def forward(self, x):
+            return self.linear(x).relu()
+    model = Foo()
+    rng = np.random.default_rng(3)
+    with T.no_grad():
+        model.linear.weight.copy_(T.tensor(rng.standard_normal((5, 5)).astype(np.float32)))
+        model.linear.bias.copy_(T.tensor(rng.standard_normal(5).astype(np.float32)))
+    return model
+
+
+def _fwd_bwd(T: Any, model: Any) -> Any:
+    def f(x, params):
+        T.func.functional_call(model, params, x).sum().backward()
+        return list(params.values())
+    return f
+
+
+def _fwd_bwd_update(T: Any, model: Any) -> Any:
+    def f(args, params, buffers):
+        for p in params.values():
+            p.grad = None
+        out = T.func.functional_call(model, {**params, **buffers}, args)
+        out.sum().backward()
+        return [p - 1e-4 * p.grad for p in params.values()]
+    return f
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_make_fx_model_fwd_bwd(torch: Any, mode: str) -> None:
+    """test_make_fx_model_fwd_bwd: functional_call + backward inside f; the replay returns the parameters."""
+    seen = []
+    for T, K in _libs(torch):
+        model = _linear_relu(T)
+        f = _fwd_bwd(T, model)
+        x = _inputs(T, [((3, 5), "float32", True)], 0)[0]
+        params = dict(model.named_parameters())
+        gm = K.make_fx(f, tracing_mode=mode)(x, params)
+        got, want = gm(x, params), f(x, params)
+        _close(got, want)
+        seen.append((_targets(gm), got))
+    assert seen[0][0] == seen[1][0]
+    _close(seen[0][1], seen[1][1])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_make_fx_model_fwd_bwd_wgtupdate(torch: Any, mode: str) -> None:
+    """test_make_fx_model_fwd_bwd_wgtupdate: grads reset, forward, backward, SGD-style update, in one trace."""
+    seen = []
+    for T, K in _libs(torch):
+        model = _linear_relu(T)
+        f = _fwd_bwd_update(T, model)
+        x = _inputs(T, [((3, 5), "float32", True)], 0)[0]
+        params, buffers = dict(model.named_parameters()), dict(model.named_buffers())
+        gm = K.make_fx(f, tracing_mode=mode)(x, params, buffers)
+        got, want = gm(x, params, buffers), f(x, params, buffers)
+        _close(got, want, atol=1e-3)
+        seen.append((_targets(gm), got))
+    assert seen[0][0] == seen[1][0]
+    _close(seen[0][1], seen[1][1], atol=1e-4)
+
+
+def test_make_fx_model_double_param(torch: Any) -> None:
+    """test_make_fx_model_double_param: a LayerNorm called twice; its weight stays a Tensor; two distinct ops."""
+    seen = []
+    for T, K in _libs(torch):
+        class Emformer(T.nn.Module):
+            def __init__(self, input_dim: int = 256, T=T) -> None:
+                super().__init__()
+                self.layer_norm = T.nn.LayerNorm(input_dim)
+
+            def forward(mod_self, x, T=T):  # noqa: N805 - torch's test names it so
+                assert isinstance(mod_self.layer_norm.weight, T.Tensor)
+                y = mod_self.layer_norm(x)
+                assert isinstance(mod_self.layer_norm.weight, T.Tensor)
+                return mod_self.layer_norm(y)
+        gm = K.make_fx(Emformer())(T.randn(16, 1, 256))
+        ops = {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
+        assert len(ops) == 2
+        seen.append(ops)
+    assert seen[0] == seen[1]
+
+
+def _unwrap_tensor_class(T: Any) -> Any:
+    """torch's UnwrapTensor: a wrapper subclass whose ops see ``cos()`` of what it holds."""
+    from_tree_map = T.utils._pytree.tree_map if T is not D else tracer.pytree.tree_map
+
+    class UnwrapTensor(T.Tensor):
+        @staticmethod
+        def __new__(cls, tensor):
+            r = T.Tensor._make_wrapper_subclass(cls, tensor.size(), dtype=tensor.dtype, device=tensor.device,
+                                                layout=tensor.layout, requires_grad=tensor.requires_grad)
+            r._tensor = tensor
+            return r
+
+        __torch_function__ = T._C._disabled_torch_function_impl
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            def unwrap(e):
+                return e._tensor.cos() if isinstance(e, UnwrapTensor) else e
+            return func(*from_tree_map(unwrap, args), **from_tree_map(unwrap, kwargs))
+    return UnwrapTensor
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("which", ["wrapped_times_2", "x_times_wrapped"])
+def test_trace_subclasses(torch: Any, mode: str, which: str) -> None:
+    """test_trace_subclasses: a wrapper subclass made inside f is traced through its __torch_dispatch__."""
+    def prog(T, K):
+        U = _unwrap_tensor_class(T)
+        if which == "wrapped_times_2":
+            return lambda x: U(x) * 2
+        return lambda x: x * U(x)
+    _generic(torch, prog, [((5,), "float32", False)], mode)
+
+
+def test_decomp_of_capture(torch: Any) -> None:
+    """test_decomp_of_capture: a table entry applies to a captured (constant) tensor too: no t() is left."""
+    seen = []
+    for T, K in _libs(torch):
+        val = T.randn(5)
+        gm = K.make_fx((lambda L, v: lambda x: x.t() + v.t())(T, val),
+                       decomposition_table={T.ops.aten.t.default: lambda x: x.cos()})(T.randn(5))
+        assert not [n for n in gm.graph.nodes if n.target == T.ops.aten.t.default]
+        seen.append(_targets(gm))
+    assert seen[0] == seen[1]
+
+
+def test_strides(torch: Any) -> None:
+    """test_strides: is_contiguous (both memory formats) of traced tensors after permute and slicing."""
+    for T, K in _libs(torch):
+        def f(x, T=T):
+            assert x.is_contiguous()
+            assert not x.is_contiguous(memory_format=T.channels_last)
+            x = x.permute(0, 3, 1, 2)
+            assert not x.is_contiguous()
+            assert x.is_contiguous(memory_format=T.channels_last)
+            return x
+
+        def g(x):
+            assert x.is_contiguous()
+            assert not x[:, 1].is_contiguous()
+            assert not x[:, ::2].is_contiguous()
+            return x.cos()
+        for fn in (f, g):
+            K.make_fx((lambda h: lambda x: h(x))(fn))(T.randn(2, 3, 4, 5))
+
+
+# --- TestRealProxyTensor ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pre_dispatch", [False, True])
+def test_error_on_data_dependent_ops(torch: Any, pre_dispatch: bool) -> None:
+    """test_error_on_data_dependent_ops: with _error_on_data_dependent_ops=False, allclose and float() of traced
+    tensors read their real values."""
+    for T, K in _libs(torch):
+        def f(T=T):
+            x = T.randn([])
+            y = T.randn([])
+            assert T.allclose(x * y, y * x)
+            float(x)
+            float(y)
+        K.make_fx((lambda h: lambda: h())(f), pre_dispatch=pre_dispatch, _error_on_data_dependent_ops=False)()
+
+
+# --- TestFakeProxyTensor ---------------------------------------------------------------------------------------------
+
+
+def test_issue82547(torch: Any) -> None:
+    """test_issue82547: a real Parameter captured by a fake trace is an error naming the fix; a captured plain
+    Tensor subclass fails its multiple dispatch."""
+    msgs = []
+    for T, K in _libs(torch):
+        x = T.nn.Parameter(T.randn(3, 3))
+        with pytest.raises(Exception, match="Please convert all Tensors") as info:
+            K.make_fx((lambda L, v: lambda: L.ops.aten.t.default(v))(T, x), tracing_mode="fake")()
+        msgs.append(str(info.value))
+
+        class A(T.Tensor):
+            pass
+        a = A(T.randn(3, 3))
+        with pytest.raises(TypeError, match="Multiple dispatch failed"):
+            K.make_fx((lambda L, v: lambda: L.ops.aten.t.default(v))(T, a), tracing_mode="fake")()
+    assert msgs[0].split("\n")[0] == msgs[1].split("\n")[0]
+
+
+def test_use_fake_and_tensor(torch: Any) -> None:
+    """test_use_fake_and_tensor: torch.tensor([...]) made inside a fake trace is a constant; replay equals eager."""
+    def prog(T, K):
+        return lambda x, y: x + y + T.tensor([2.0, 3.0])
+    _generic(torch, prog, [((2,), "float32", False)] * 2, "fake")
+
+
+def test_free_fake(torch: Any) -> None:
+    """test_free_fake: a real-mode trace under an active FakeTensorMode, reading a fake tensor made by it."""
+    seen = []
+    for T, K in _libs(torch):
+        with K.FakeTensorMode():
+            y = T.randn(2)
+            gm = K.make_fx((lambda L, v: lambda x: L.add(x, v))(T, y), tracing_mode="real")(T.randn(2))
+        seen.append(_targets(gm))
+    assert seen[0] == seen[1]
+
+
+def test_alias(torch: Any) -> None:
+    """test_alias: aten.alias is recorded as it is (no detach) in a fake trace."""
+    theirs, ours = _codes(torch, lambda T, K: lambda x: T.ops.aten.alias(x), [((2,), "float32", False)],
+                          tracing_mode="fake")
+    assert ours == theirs
+    assert "alias = torch.ops.aten.alias.default(x_1);  x_1 = None\n    return alias" in ours
+
+
+def test_meta(torch: Any) -> None:
+    """test_meta: every node of a fake trace (var_mean's tuple and its getitems included) has meta['val']."""
+    def prog(T, K):
+        return lambda x: T.var_mean(x.cos(), dim=0)[0] * 2
+    seen = []
+    for T, K in _libs(torch):
+        gm = K.make_fx(prog(T, K), tracing_mode="fake")(T.randn(5, 5))
+        assert all("val" in n.meta for n in gm.graph.nodes if n.op != "output")
+        seen.append(_targets(gm))
+    assert seen[0] == seen[1]
+
+
+def test_fake_tensor_mode(torch: Any) -> None:
+    """test_fake_tensor_mode: a real-mode trace under an existing FakeTensorMode keeps that mode in meta['val']."""
+    for T, K in _libs(torch):
+        existing = K.FakeTensorMode()
+        with existing:
+            gm = K.make_fx(lambda a: a.cos(), tracing_mode="real")(T.tensor([[1, 1, 1, 1, 1, 1, 1, 1]]))
+        modes = {id(n.meta["val"].fake_mode) for n in gm.graph.nodes if hasattr(n.meta.get("val"), "fake_mode")}
+        assert modes == {id(existing)}

@@ -92,6 +92,9 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
     """Records every op that reaches it into its tracer's graph (see the module docstring)."""
 
     _mode_key = TorchDispatchModeKey.PROXY
+    #: make_fx's ``_error_on_data_dependent_ops`` / ``_allow_fake_constant`` (see make_fx)
+    _error_on_data_dependent_ops = True
+    _allow_fake_constant = False
 
     def __init__(self, tracer: _Tracer, decomposition_table: dict | None = None, pre_dispatch: bool = False,
                  preserve: frozenset = frozenset()) -> None:
@@ -149,7 +152,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             if all_constant:
                 with _no_fake_mode():
                     return func(*_constant_args(tracer, args), **_constant_args(tracer, kwargs))
-            if not any(_is_fake(t) for t in tracked):
+            if self._error_on_data_dependent_ops and not any(_is_fake(t) for t in tracked):
                 raise TracingError(
                     f"It appears that you're trying to get value out of a tracing tensor with {func} - erroring "
                     "out! It's likely that this is caused by data-dependent control flow or similar.  It may be "
@@ -367,9 +370,17 @@ def _placeholder_names(f: Callable[..., Any], nargs: int) -> list[str]:
 
 
 def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, tracing_mode: str = "real",
-            pre_dispatch: bool = False, record_stack_traces: bool = True,
-            preserve: Any = None, record_module_stack: bool = True) -> Callable[..., GraphModule]:
+            _allow_non_fake_inputs: bool = False, *, pre_dispatch: bool = False, record_stack_traces: bool = True,
+            preserve: Any = None, record_module_stack: bool = True, _allow_fake_constant: bool = False,
+            _error_on_data_dependent_ops: bool = True) -> Callable[..., GraphModule]:
     """Return a function that traces ``f`` on example inputs into a GraphModule (module docstring).
+
+    torch's private knobs, with its meanings: ``_allow_non_fake_inputs`` (fake mode: real tensors the function
+    captures are turned into fake ones instead of raising "Please convert all Tensors to FakeTensors first");
+    ``_error_on_data_dependent_ops=False`` (an op with a data-dependent output, ``.item()``, ``allclose``, on real
+    tensors is recorded and returns its real value instead of raising "It appears that you're trying to get value
+    out of a tracing tensor"); ``_allow_fake_constant`` (fake tensors that are not traced may be used as constants:
+    already so here, as in torch 2.13, where FakeTensor is one of the proxy mode's handled types).
 
     ``record_module_stack``: record ``meta["nn_module_stack"]`` (tracer/module_stack.py); torch's make_fx has the
     same flag, off by default, and honours it only on export's path.
@@ -388,7 +399,8 @@ def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, trac
     def wrapped(*args: Any) -> GraphModule:
         with _gc_paused():
             return _trace(f, args, decomposition_table, tracing_mode, pre_dispatch, record_stack_traces, preserved,
-                          record_module_stack)
+                          record_module_stack, _allow_non_fake_inputs, _error_on_data_dependent_ops,
+                          _allow_fake_constant)
 
     return wrapped
 
@@ -432,7 +444,8 @@ def _gc_paused() -> Any:
 
 def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None, tracing_mode: str,
            pre_dispatch: bool, record_stack_traces: bool, preserve: frozenset = frozenset(),
-           record_module_stack: bool = False) -> GraphModule:
+           record_module_stack: bool = False, allow_non_fake_inputs: bool = False,
+           error_on_data_dependent_ops: bool = True, allow_fake_constant: bool = False) -> GraphModule:
     tracer = _Tracer(record_stack_traces)
     if pre_dispatch:
         tracer.alias_index = {}
@@ -442,7 +455,8 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
         flat = all(_is_tensor_leaf(a) for a in args)  # (the usual case: no walk over args' structure)
         existing = next((a.fake_mode for a in (args if flat else pytree.tree_leaves(args)) if isinstance(a, FakeTensor)),
                         None)
-        fake_mode = existing or FakeTensorMode(allow_fallback_kernels=True, static_shapes=True)
+        fake_mode = existing or FakeTensorMode(allow_fallback_kernels=True, static_shapes=True,
+                                               allow_non_fake_inputs=allow_non_fake_inputs)
         to_fake = lambda a: fake_mode.from_tensor(a) if isinstance(a, Tensor) and not isinstance(a, FakeTensor) else a  # noqa: E731
         args = tuple([to_fake(a) for a in args]) if flat else pytree.tree_map(to_fake, args)
     # placeholders: one per flattened leaf of each argument
@@ -459,6 +473,8 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
             else:
                 ph.meta["val"] = leaf
     mode = ProxyTorchDispatchMode(tracer, decomposition_table, pre_dispatch, preserve)
+    mode._error_on_data_dependent_ops = error_on_data_dependent_ops
+    mode._allow_fake_constant = allow_fake_constant
     with contextlib.ExitStack() as stack:
         if preserve:
             from .decompositions.preserve import preserving
