@@ -67,7 +67,8 @@ from .proxy_tracker import (  # noqa: F401 - TracingError is public here
 )
 from .saved_inside import recording, should_record
 
-__all__ = ["ProxyTorchDispatchMode", "TracingError", "make_fx"]
+__all__ = ["ProxyTorchDispatchMode", "TracingError", "get_innermost_proxy_mode", "get_proxy_mode", "make_fx",
+           "unset_fake_temporarily"]
 
 _HOT_OPS: tuple | None = None
 
@@ -104,13 +105,27 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         self.pre_dispatch = pre_dispatch
         #: CIA ops kept whole (``make_fx(preserve=...)``): neither the table nor the CIA step decomposes them
         self.preserve = preserve
+        #: the proxy modes stashed by ``__enter__`` (one entry per enter still open)
+        self._enter_stack: list[Any] = []
 
     @classmethod
     def is_infra_mode(cls) -> bool:
         return True
 
+    def __enter__(self) -> ProxyTorchDispatchMode:
+        # a proxy mode already active (an outer make_fx: a trace inside a traced function) is stashed while this
+        # one is on, and comes back on exit (torch's ``enter_stack``): the inner trace records into its own graph
+        # only, and what it runs is not recorded by the outer one
+        prev = None if self.pre_dispatch else _unset_dispatch_mode(TorchDispatchModeKey.PROXY)
+        self._enter_stack.append(prev)
+        _push_mode(self)
+        return self
+
     def __exit__(self, *exc: object) -> None:
         _pop_mode(DispatchKey.PreDispatch if self.pre_dispatch else TorchDispatchModeKey.PROXY)
+        prev = self._enter_stack.pop()
+        if prev is not None:
+            _push_mode(prev)
 
     def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
@@ -553,3 +568,30 @@ class _GradModeRecorder:
 
     def __exit__(self, *exc: object) -> None:
         self._view_cls.enabled = self._prop
+
+
+def get_proxy_mode() -> ProxyTorchDispatchMode | None:
+    """The proxy mode tracing now (make_fx's, pre-dispatch's included), or None outside a trace (torch's
+    ``get_proxy_mode``; ``get_innermost_proxy_mode`` is its legacy name)."""
+    from dispatcher.modes.dispatch_mode import _get_dispatch_mode, _get_dispatch_mode_pre_dispatch
+
+    pre = _get_dispatch_mode_pre_dispatch(TorchDispatchModeKey.PROXY)
+    mode = _get_dispatch_mode(TorchDispatchModeKey.PROXY)
+    if pre is not None and mode is not None:
+        raise AssertionError(f"pre_dispatch_mode={pre}, mode={mode}")
+    return pre or mode
+
+
+get_innermost_proxy_mode = get_proxy_mode
+
+
+@contextlib.contextmanager
+def unset_fake_temporarily() -> Any:
+    """Take the active FakeTensorMode off for the body, yielding it (or None); torch's context manager of that name
+    (torch._subclasses.fake_tensor): tensors made inside are real."""
+    old = _unset_dispatch_mode(TorchDispatchModeKey.FAKE)
+    try:
+        yield old
+    finally:
+        if old is not None:
+            _push_mode(old)
