@@ -860,3 +860,32 @@ def test_unset_fake_temporarily_and_allow_non_fake_inputs(torch: Any) -> None:
         codes.append(K.make_fx(prog, tracing_mode="fake", _allow_non_fake_inputs=True)(T.randn(2)).code)
     assert errors[0] == errors[1] and "Please convert all Tensors to FakeTensors first" in errors[1]
     assert codes[0] == codes[1]
+
+
+def _functional_call_outcomes(T: Any) -> list:
+    m = T.nn.Sequential(T.nn.Linear(2, 2), T.nn.BatchNorm1d(2))
+    w = T.zeros(2, 2)
+    calls = [
+        lambda: T.func.functional_call(m, ({"0.weight": w}, {"0.weight": w}), (T.ones(3, 2),)),
+        lambda: T.func.functional_call(m, 3, (T.ones(3, 2),)),
+        lambda: T.func.functional_call(m, {"0.weight": w, "zz": w}, (T.ones(3, 2),), strict=True),
+        lambda: T.func.functional_call(T.nn.Linear(2, 2), {"weight": w, "bias": T.ones(2)}, (),
+                                       {"input": T.ones(1, 2)}).tolist(),
+    ]
+    out = []
+    for call in calls:
+        try:
+            out.append(call())
+        except Exception as e:  # noqa: BLE001 - the errors are compared with torch's
+            out.append((type(e).__name__, str(e)))
+    running = T.ones(2)
+    T.func.functional_call(m[1], {"running_mean": running}, T.tensor([[1.0, 3.0], [3.0, 5.0]]))
+    out.append((type(m[0].weight).__name__, m[1].running_mean.tolist(), running.tolist()))
+    return out
+
+
+def test_functional_call(torch: Any) -> None:
+    """torch.func.functional_call (the model tests use it): errors, kwargs, swapped buffers updated in place, the
+    module's own tensors restored."""
+    theirs, ours = (_functional_call_outcomes(T) for T, _ in _libs(torch))
+    assert ours == theirs
