@@ -889,3 +889,24 @@ def test_functional_call(torch: Any) -> None:
     module's own tensors restored."""
     theirs, ours = (_functional_call_outcomes(T) for T, _ in _libs(torch))
     assert ours == theirs
+
+
+CONFIGS = {"post": {}, "pre": {"pre_dispatch": True}, "fake": {"tracing_mode": "fake"}}
+
+
+@pytest.mark.parametrize("inner", list(CONFIGS))
+@pytest.mark.parametrize("outer", list(CONFIGS))
+def test_isolated_graphmodule_nested_configs(torch: Any, outer: str, inner: str) -> None:
+    """test_isolated_graphmodule's nested make_fx, for every pair of configurations: the inner trace stashes the
+    outer proxy mode (pre-dispatch or not), so its ops land in its own graph only."""
+    seen = []
+    for T, K in _libs(torch):
+        inner_targets: list = []
+
+        def f2(x, T=T, K=K, inner_targets=inner_targets):
+            gm = K.make_fx((lambda L: lambda y: L.sigmoid(y).sum())(T), **CONFIGS[inner])(x)
+            inner_targets.append(_targets(gm))
+            return T.cos(x)
+        gm = K.make_fx((lambda h: lambda x: h(x))(f2), **CONFIGS[outer])(T.randn(3))
+        seen.append((_targets(gm), inner_targets))
+    assert seen[0] == seen[1] == (["aten.cos.default"], [["aten.sigmoid.default", "aten.sum.default"]])

@@ -44,10 +44,12 @@ from dispatcher.keys import DispatchKey
 from dispatcher.modes.dispatch_mode import (
     TorchDispatchMode,
     TorchDispatchModeKey,
+    _get_dispatch_mode_pre_dispatch,
     _pop_mode,
     _push_mode,
     _unset_dispatch_mode,
     no_dispatch,
+    unset_mode_pre_dispatch,
 )
 from dispatcher.nn.parameter import Parameter
 from dispatcher.tensor import Tensor
@@ -113,11 +115,10 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         return True
 
     def __enter__(self) -> ProxyTorchDispatchMode:
-        # a proxy mode already active (an outer make_fx: a trace inside a traced function) is stashed while this
-        # one is on, and comes back on exit (torch's ``enter_stack``): the inner trace records into its own graph
-        # only, and what it runs is not recorded by the outer one
-        prev = None if self.pre_dispatch else _unset_dispatch_mode(TorchDispatchModeKey.PROXY)
-        self._enter_stack.append(prev)
+        # a proxy mode already active (an outer make_fx: a trace inside a traced function), pre-dispatch or not, is
+        # stashed while this one is on, and comes back on exit (torch's ``enter_stack``): the inner trace records
+        # into its own graph only, and what it runs is not recorded by the outer one
+        self._enter_stack.append(_unset_proxy_mode())
         _push_mode(self)
         return self
 
@@ -218,6 +219,14 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                     value = func(*_constant_args(tracer, args), **_constant_args(tracer, kwargs))
             _set_constants(constants, out, value)
         return out
+
+
+def _unset_proxy_mode() -> Any:
+    """Take the active proxy mode off its stack (the pre-dispatch one or the regular one) and return it, or None
+    (torch's ``_unset_infra_mode(PROXY)``)."""
+    if _get_dispatch_mode_pre_dispatch(TorchDispatchModeKey.PROXY) is not None:
+        return unset_mode_pre_dispatch(TorchDispatchModeKey.PROXY)
+    return _unset_dispatch_mode(TorchDispatchModeKey.PROXY)
 
 
 #: tensor types the proxy mode handles untracked (an untracked one becomes a ``_tensor_constantN``): torch's
@@ -500,8 +509,7 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
         if pre_dispatch:
             stack.enter_context(EnablePythonDispatcher())
             stack.enter_context(EnablePreDispatch())
-            _push_mode(mode)
-            stack.callback(_pop_mode, DispatchKey.PreDispatch)
+            stack.enter_context(mode)  # (onto the pre-dispatch stack: its _dispatch_key)
             stack.enter_context(_GradModeRecorder(tracer))
         else:
             stack.enter_context(mode)
