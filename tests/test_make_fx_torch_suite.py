@@ -910,3 +910,45 @@ def test_isolated_graphmodule_nested_configs(torch: Any, outer: str, inner: str)
         gm = K.make_fx((lambda h: lambda x: h(x))(f2), **CONFIGS[outer])(T.randn(3))
         seen.append((_targets(gm), inner_targets))
     assert seen[0] == seen[1] == (["aten.cos.default"], [["aten.sigmoid.default", "aten.sum.default"]])
+
+
+_LIST_OPS: dict = {}
+
+
+def _pair_lists_op(T: Any) -> Any:
+    """A library op returning a tuple of Tensor lists (``_fused_adam``'s output structure), defined once."""
+    if T not in _LIST_OPS:
+        lib = T.library.Library("ptsuite", "DEF")
+        lib.define("pair_lists(Tensor[] a, Tensor[] b, *, float lr) -> (Tensor[], Tensor[])")
+        lib.impl("pair_lists", lambda a, b, *, lr: ([x - lr * y for x, y in zip(a, b)], [y.clone() for y in b]), "CPU")
+        lib.impl("pair_lists", lambda a, b, *, lr: ([T.empty_like(x) for x in a], [T.empty_like(y) for y in b]),
+                 "Meta")
+        _LIST_OPS[T] = (lib, T.ops.ptsuite.pair_lists.default)
+    return _LIST_OPS[T][1]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_fused_adam(torch: Any, mode: str) -> None:
+    """test_fused_adam (there is no aten._fused_adam here): an op returning a tuple of Tensor lists, its results
+    copied into the list inputs; the op and every getitem (of the tuple, of each list) have meta['val']; same code
+    and placeholder targets as torch's."""
+    seen = []
+    for T, K in _libs(torch):
+        op = _pair_lists_op(T)
+
+        def f(params, grads, op=op):
+            new_params, _ = op(params, grads, lr=0.1)
+            for p, q in zip(params, new_params):
+                p.copy_(q)
+            return params
+        gm = K.make_fx((lambda h: lambda params, grads: h(params, grads))(f), tracing_mode=mode)(
+            [T.ones(2), T.ones(2)], [T.ones(2), T.ones(2)])
+        for n in gm.graph.nodes:
+            if n.op == "call_function" and (n.target is op or n.target.__name__ == "getitem"):
+                assert "val" in n.meta
+        params = [T.ones(2), T.zeros(2)]
+        out = gm(params, [T.ones(2), T.ones(2)])
+        assert out[1].tolist() == params[1].tolist()
+        np.testing.assert_allclose(params[1].tolist(), [-0.1, -0.1], rtol=1e-6)
+        seen.append((gm.code, [n.target for n in gm.graph.nodes if n.op == "placeholder"]))
+    assert seen[0] == seen[1]

@@ -492,6 +492,7 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
             nested = True
         for leaf in leaves:
             ph = graph.placeholder(f"{name}_1")
+            ph.target = ph.name  # (a_1, a_2, ... for the leaves of a nested input, target and name alike, as torch)
             if isinstance(leaf, Tensor):
                 tracer.track(leaf, ph)
             else:
