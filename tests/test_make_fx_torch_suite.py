@@ -100,8 +100,9 @@ def _generic(torch: Any, prog: Any, specs: list, mode: str, *, compare_values: b
         replay = gm(*_inputs(T, specs, 1))
         eager = f(*_inputs(T, specs, 1))
         _close(replay, eager)
-        seen[T is D] = (_targets(gm), replay)
+        seen[T is D] = (_targets(gm), replay, gm.code)
     assert seen[True][0] == seen[False][0]
+    assert seen[True][2] == seen[False][2]
     if compare_values:
         _close(seen[True][1], seen[False][1])
 
@@ -122,6 +123,10 @@ def test_pre_dispatch_mode_stack(torch: Any) -> None:
         def f(a):
             return T.matmul(a, T.ones(4, 4))
         return f
+    for T, _ in _libs(torch):  # the Python dispatcher used eagerly first: make_fx must not see stale caches
+        python_dispatcher = T._dispatch.python.enable_python_dispatcher if T is not D else D.EnablePythonDispatcher
+        with python_dispatcher():
+            prog(T, None)(T.ones(4, 4))
     ours, theirs = _codes(torch, prog, [((4, 4), "float32", False)], pre_dispatch=True)[::-1]
     assert ours == theirs
     assert "aten.ones.default([4, 4], device = device(type='cpu'), pin_memory = False)" in ours
@@ -317,10 +322,14 @@ def test_val_metadata_mutation(torch: Any, mode: str) -> None:
         y = x.clone()
         y.unsqueeze_(0)
         return y
+    seen = []
     for T, K in _libs(torch):
         gm = K.make_fx(f, tracing_mode=mode)(T.randn(3, requires_grad=True))
         vals = [tuple(n.meta["val"].shape) for n in gm.graph.nodes if "val" in n.meta]
         assert vals == [(3,), (3,), (1, 3)]
+        seen.append([(tuple(v.stride()), str(v.dtype).split(".")[-1], v.requires_grad)
+                     for v in (n.meta["val"] for n in gm.graph.nodes if "val" in n.meta)])
+    assert seen[0] == seen[1]
 
 
 @pytest.mark.parametrize("mode", MODES)
