@@ -246,3 +246,8 @@ from .api.storage import _functionalize_unsafe_set  # noqa: E402, F401  (torch._
 
 # torch.utils.data (dispatcher/utils/data/): datasets, samplers, collation, DataLoader
 from .utils import data as _utils_data  # noqa: E402, F401  (makes dispatcher.utils.data reachable as torch's)
+
+# --- torch.func (functional_call: dispatcher/func.py) ---
+__all__ += ["func"]
+from . import func  # noqa: E402
+# --- end torch.func ---

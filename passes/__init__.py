@@ -55,6 +55,7 @@ from .serialize import save as save  # noqa: E402
 from . import side_effects as side_effects  # noqa: E402
 from .cse import common_subexpression_elimination as common_subexpression_elimination  # noqa: E402
 from .dce import dead_code_elimination as dead_code_elimination  # noqa: E402
+from .decompose import DecompositionInterpreter as DecompositionInterpreter  # noqa: E402
 from .decompose import decompose as decompose  # noqa: E402
 from .interpreter import Interpreter as Interpreter  # noqa: E402
 from .interpreter import Transformer as Transformer  # noqa: E402

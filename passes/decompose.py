@@ -42,7 +42,7 @@ from .interpreter import Interpreter
 from .replay import looks_pre_dispatch
 from .shape_prop import fresh_fake
 
-__all__ = ["decompose"]
+__all__ = ["DecompositionInterpreter", "decompose"]
 
 
 class _RetraceInterpreter(Interpreter):
@@ -151,3 +151,49 @@ def decompose(gm: GraphModule, decomposition_table: dict, *args: Any, pre_dispat
     info = gm.graph.pytree_info
     fake_args = pytree.tree_unflatten(flat, info.in_spec) if info is not None and info.in_spec is not None else flat
     return make_fx(fn, table, tracing_mode="fake", pre_dispatch=True)(*fake_args)
+
+
+class DecompositionInterpreter(Interpreter):
+    """Run a graph and write it anew into ``new_graph``, each op listed in ``decomposition_table`` replaced by its
+    traced decomposition (torch.fx.experimental.proxy_tensor.DecompositionInterpreter).
+
+    The graph runs for real on the inputs given to ``run``; a proxy mode (post-dispatch, with the table) records
+    what each node's op does into ``new_graph``: placeholders and get_attr nodes are copied, call nodes are traced
+    by the mode, the output is written last. ``GraphModule(gm, new_graph)`` makes the result a module.
+    """
+
+    def __init__(self, module: GraphModule, new_graph: Any, decomposition_table: dict | None = None,
+                 **kwargs: Any) -> None:
+        from tracer.proxy_tracker import _Tracer
+
+        super().__init__(module, **kwargs)
+        self.new_graph = new_graph
+        self.tracer = _Tracer(record_stack_traces=False)
+        self.tracer.graph = new_graph
+        self.decomposition_table = decomposition_table or {}
+        self.mode = ProxyTorchDispatchMode(self.tracer, self.decomposition_table)
+
+    def placeholder(self, target: str, args: tuple, kwargs: dict) -> Any:
+        out = super().placeholder(target, args, kwargs)
+        self._track(out, self.new_graph.placeholder(target))
+        return out
+
+    def get_attr(self, target: str, args: tuple, kwargs: dict) -> Any:
+        out = super().get_attr(target, args, kwargs)
+        self._track(out, self.new_graph.get_attr(target))
+        return out
+
+    def _track(self, out: Any, node: Node) -> None:
+        if isinstance(out, Tensor):
+            self.tracer.track(out, node)
+        else:
+            node.meta["val"] = out
+
+    def output(self, target: str, args: tuple, kwargs: dict) -> Any:
+        out = super().output(target, args, kwargs)
+        self.new_graph.output(pytree.tree_map(self.tracer.to_arg, out))
+        return out
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        with self.mode:
+            return super().run(*args, **kwargs)

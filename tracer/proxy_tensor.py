@@ -44,10 +44,12 @@ from dispatcher.keys import DispatchKey
 from dispatcher.modes.dispatch_mode import (
     TorchDispatchMode,
     TorchDispatchModeKey,
+    _get_dispatch_mode_pre_dispatch,
     _pop_mode,
     _push_mode,
     _unset_dispatch_mode,
     no_dispatch,
+    unset_mode_pre_dispatch,
 )
 from dispatcher.nn.parameter import Parameter
 from dispatcher.tensor import Tensor
@@ -67,7 +69,8 @@ from .proxy_tracker import (  # noqa: F401 - TracingError is public here
 )
 from .saved_inside import recording, should_record
 
-__all__ = ["ProxyTorchDispatchMode", "TracingError", "make_fx"]
+__all__ = ["ProxyTorchDispatchMode", "TracingError", "get_innermost_proxy_mode", "get_proxy_mode", "make_fx",
+           "unset_fake_temporarily"]
 
 _HOT_OPS: tuple | None = None
 
@@ -92,6 +95,9 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
     """Records every op that reaches it into its tracer's graph (see the module docstring)."""
 
     _mode_key = TorchDispatchModeKey.PROXY
+    #: make_fx's ``_error_on_data_dependent_ops`` / ``_allow_fake_constant`` (see make_fx)
+    _error_on_data_dependent_ops = True
+    _allow_fake_constant = False
 
     def __init__(self, tracer: _Tracer, decomposition_table: dict | None = None, pre_dispatch: bool = False,
                  preserve: frozenset = frozenset()) -> None:
@@ -101,13 +107,26 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         self.pre_dispatch = pre_dispatch
         #: CIA ops kept whole (``make_fx(preserve=...)``): neither the table nor the CIA step decomposes them
         self.preserve = preserve
+        #: the proxy modes stashed by ``__enter__`` (one entry per enter still open)
+        self._enter_stack: list[Any] = []
 
     @classmethod
     def is_infra_mode(cls) -> bool:
         return True
 
+    def __enter__(self) -> ProxyTorchDispatchMode:
+        # a proxy mode already active (an outer make_fx: a trace inside a traced function), pre-dispatch or not, is
+        # stashed while this one is on, and comes back on exit (torch's ``enter_stack``): the inner trace records
+        # into its own graph only, and what it runs is not recorded by the outer one
+        self._enter_stack.append(_unset_proxy_mode())
+        _push_mode(self)
+        return self
+
     def __exit__(self, *exc: object) -> None:
         _pop_mode(DispatchKey.PreDispatch if self.pre_dispatch else TorchDispatchModeKey.PROXY)
+        prev = self._enter_stack.pop()
+        if prev is not None:
+            _push_mode(prev)
 
     def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
@@ -149,7 +168,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             if all_constant:
                 with _no_fake_mode():
                     return func(*_constant_args(tracer, args), **_constant_args(tracer, kwargs))
-            if not any(_is_fake(t) for t in tracked):
+            if self._error_on_data_dependent_ops and not any(_is_fake(t) for t in tracked):
                 raise TracingError(
                     f"It appears that you're trying to get value out of a tracing tensor with {func} - erroring "
                     "out! It's likely that this is caused by data-dependent control flow or similar.  It may be "
@@ -200,6 +219,14 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                     value = func(*_constant_args(tracer, args), **_constant_args(tracer, kwargs))
             _set_constants(constants, out, value)
         return out
+
+
+def _unset_proxy_mode() -> Any:
+    """Take the active proxy mode off its stack (the pre-dispatch one or the regular one) and return it, or None
+    (torch's ``_unset_infra_mode(PROXY)``)."""
+    if _get_dispatch_mode_pre_dispatch(TorchDispatchModeKey.PROXY) is not None:
+        return unset_mode_pre_dispatch(TorchDispatchModeKey.PROXY)
+    return _unset_dispatch_mode(TorchDispatchModeKey.PROXY)
 
 
 #: tensor types the proxy mode handles untracked (an untracked one becomes a ``_tensor_constantN``): torch's
@@ -255,16 +282,39 @@ def _user_line() -> str:
     return "".join(traceback.StackSummary.from_list([entry]).format()).rstrip("\n")
 
 
+class DataDependentTracingError(TracingError, DataDependentOutputException):
+    """make_fx(tracing_mode='fake') met an op whose value depends on data: a TracingError explaining it, and still
+    the DataDependentOutputException torch's make_fx lets through (``except DataDependentOutputException`` holds)."""
+
+    def __init__(self, message: str, func: Any) -> None:
+        RuntimeError.__init__(self, message)
+        self.func = func
+
+    __repr__ = RuntimeError.__repr__
+
+
+class DynamicShapeTracingError(TracingError, DynamicOutputShapeException):
+    """The same for an op whose output shape depends on data (torch: DynamicOutputShapeException)."""
+
+    def __init__(self, message: str, func: Any) -> None:
+        RuntimeError.__init__(self, message)
+        self.func = func
+
+    __repr__ = RuntimeError.__repr__
+
+
 def _data_dependent_error(func: Any, e: Exception) -> TracingError:
     """Fake tracing met an op whose value / output shape depends on data fake tensors do not have."""
-    what = "output shape" if isinstance(e, DynamicOutputShapeException) else "value"
+    dynamic_shape = isinstance(e, DynamicOutputShapeException)
+    what = "output shape" if dynamic_shape else "value"
     inner = getattr(e, "func", func)
     where = "" if inner is func else f" (through {inner})"
-    return TracingError(
+    cls = DynamicShapeTracingError if dynamic_shape else DataDependentTracingError
+    return cls(
         f"make_fx(tracing_mode='fake') cannot trace {func}{where}: its {what} depends on tensor data, which fake "
         "tensors do not have (symbolic shapes are not supported). Trace with tracing_mode='real', or keep "
         f"data-dependent code (.item(), bool(t), .tolist(), nonzero, boolean masks) out of the traced "
-        f"function. The user code that asked for it:\n{_user_line()}")
+        f"function. The user code that asked for it:\n{_user_line()}", inner)
 
 
 def _tensors(args: tuple, kwargs: dict) -> list[Any]:
@@ -344,9 +394,17 @@ def _placeholder_names(f: Callable[..., Any], nargs: int) -> list[str]:
 
 
 def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, tracing_mode: str = "real",
-            pre_dispatch: bool = False, record_stack_traces: bool = True,
-            preserve: Any = None, record_module_stack: bool = True) -> Callable[..., GraphModule]:
+            _allow_non_fake_inputs: bool = False, *, pre_dispatch: bool = False, record_stack_traces: bool = True,
+            preserve: Any = None, record_module_stack: bool = True, _allow_fake_constant: bool = False,
+            _error_on_data_dependent_ops: bool = True) -> Callable[..., GraphModule]:
     """Return a function that traces ``f`` on example inputs into a GraphModule (module docstring).
+
+    torch's private knobs, with its meanings: ``_allow_non_fake_inputs`` (fake mode: real tensors the function
+    captures are turned into fake ones instead of raising "Please convert all Tensors to FakeTensors first");
+    ``_error_on_data_dependent_ops=False`` (an op with a data-dependent output, ``.item()``, ``allclose``, on real
+    tensors is recorded and returns its real value instead of raising "It appears that you're trying to get value
+    out of a tracing tensor"); ``_allow_fake_constant`` (fake tensors that are not traced may be used as constants:
+    already so here, as in torch 2.13, where FakeTensor is one of the proxy mode's handled types).
 
     ``record_module_stack``: record ``meta["nn_module_stack"]`` (tracer/module_stack.py); torch's make_fx has the
     same flag, off by default, and honours it only on export's path.
@@ -365,7 +423,8 @@ def make_fx(f: Callable[..., Any], decomposition_table: dict | None = None, trac
     def wrapped(*args: Any) -> GraphModule:
         with _gc_paused():
             return _trace(f, args, decomposition_table, tracing_mode, pre_dispatch, record_stack_traces, preserved,
-                          record_module_stack)
+                          record_module_stack, _allow_non_fake_inputs, _error_on_data_dependent_ops,
+                          _allow_fake_constant)
 
     return wrapped
 
@@ -409,7 +468,8 @@ def _gc_paused() -> Any:
 
 def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None, tracing_mode: str,
            pre_dispatch: bool, record_stack_traces: bool, preserve: frozenset = frozenset(),
-           record_module_stack: bool = False) -> GraphModule:
+           record_module_stack: bool = False, allow_non_fake_inputs: bool = False,
+           error_on_data_dependent_ops: bool = True, allow_fake_constant: bool = False) -> GraphModule:
     tracer = _Tracer(record_stack_traces)
     if pre_dispatch:
         tracer.alias_index = {}
@@ -419,7 +479,8 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
         flat = all(_is_tensor_leaf(a) for a in args)  # (the usual case: no walk over args' structure)
         existing = next((a.fake_mode for a in (args if flat else pytree.tree_leaves(args)) if isinstance(a, FakeTensor)),
                         None)
-        fake_mode = existing or FakeTensorMode(allow_fallback_kernels=True, static_shapes=True)
+        fake_mode = existing or FakeTensorMode(allow_fallback_kernels=True, static_shapes=True,
+                                               allow_non_fake_inputs=allow_non_fake_inputs)
         to_fake = lambda a: fake_mode.from_tensor(a) if isinstance(a, Tensor) and not isinstance(a, FakeTensor) else a  # noqa: E731
         args = tuple([to_fake(a) for a in args]) if flat else pytree.tree_map(to_fake, args)
     # placeholders: one per flattened leaf of each argument
@@ -431,11 +492,14 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
             nested = True
         for leaf in leaves:
             ph = graph.placeholder(f"{name}_1")
+            ph.target = ph.name  # (a_1, a_2, ... for the leaves of a nested input, target and name alike, as torch)
             if isinstance(leaf, Tensor):
                 tracer.track(leaf, ph)
             else:
                 ph.meta["val"] = leaf
     mode = ProxyTorchDispatchMode(tracer, decomposition_table, pre_dispatch, preserve)
+    mode._error_on_data_dependent_ops = error_on_data_dependent_ops
+    mode._allow_fake_constant = allow_fake_constant
     with contextlib.ExitStack() as stack:
         if preserve:
             from .decompositions.preserve import preserving
@@ -446,8 +510,7 @@ def _trace(f: Callable[..., Any], args: tuple, decomposition_table: dict | None,
         if pre_dispatch:
             stack.enter_context(EnablePythonDispatcher())
             stack.enter_context(EnablePreDispatch())
-            _push_mode(mode)
-            stack.callback(_pop_mode, DispatchKey.PreDispatch)
+            stack.enter_context(mode)  # (onto the pre-dispatch stack: its _dispatch_key)
             stack.enter_context(_GradModeRecorder(tracer))
         else:
             stack.enter_context(mode)
@@ -514,3 +577,30 @@ class _GradModeRecorder:
 
     def __exit__(self, *exc: object) -> None:
         self._view_cls.enabled = self._prop
+
+
+def get_proxy_mode() -> ProxyTorchDispatchMode | None:
+    """The proxy mode tracing now (make_fx's, pre-dispatch's included), or None outside a trace (torch's
+    ``get_proxy_mode``; ``get_innermost_proxy_mode`` is its legacy name)."""
+    from dispatcher.modes.dispatch_mode import _get_dispatch_mode, _get_dispatch_mode_pre_dispatch
+
+    pre = _get_dispatch_mode_pre_dispatch(TorchDispatchModeKey.PROXY)
+    mode = _get_dispatch_mode(TorchDispatchModeKey.PROXY)
+    if pre is not None and mode is not None:
+        raise AssertionError(f"pre_dispatch_mode={pre}, mode={mode}")
+    return pre or mode
+
+
+get_innermost_proxy_mode = get_proxy_mode
+
+
+@contextlib.contextmanager
+def unset_fake_temporarily() -> Any:
+    """Take the active FakeTensorMode off for the body, yielding it (or None); torch's context manager of that name
+    (torch._subclasses.fake_tensor): tensors made inside are real."""
+    old = _unset_dispatch_mode(TorchDispatchModeKey.FAKE)
+    try:
+        yield old
+    finally:
+        if old is not None:
+            _push_mode(old)

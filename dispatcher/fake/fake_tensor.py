@@ -207,7 +207,10 @@ def summary_repr(t: Any) -> str:
         suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    return f"tensor({body}, {', '.join(suffixes)})"
+    from ..nn.parameter import Parameter
+
+    head = "Parameter containing:\n" if isinstance(t, Parameter) else ""  # (Parameter.__repr__'s first line)
+    return f"{head}tensor({body}, {', '.join(suffixes)})"
 
 
 def render_call(func: Any, args: tuple, kwargs: dict) -> str:

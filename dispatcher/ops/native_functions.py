@@ -633,8 +633,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     # issue 17: isclose (CompositeImplicitAutograd, TensorCompare.cpp)
     OpDef("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor", CIA, tags=()),
     # issue 17: allclose (CompositeExplicitAutograd) and equal (a CPU kernel, no Meta kernel), both returning bool
-    OpDef("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", CEA, tags=()),
-    OpDef("equal(Tensor self, Tensor other) -> bool", BACKEND, tags=()),
+    OpDef("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", CEA, tags=('data_dependent_output',)),
+    OpDef("equal(Tensor self, Tensor other) -> bool", BACKEND, tags=('data_dependent_output', 'pointwise')),
     # issue 19: conv3d and the transposed convolutions (CompositeImplicitAutograd), unfold / fold's im2col / col2im
     OpDef("conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=[1, 1, 1], SymInt[3] padding=[0, 0, 0], SymInt[3] dilation=[1, 1, 1], SymInt groups=1) -> Tensor", CIA, tags=()),
     OpDef("conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=[1, 1, 1], str padding=\"valid\", SymInt[3] dilation=[1, 1, 1], SymInt groups=1) -> Tensor", CIA, tags=()),
