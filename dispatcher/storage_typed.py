@@ -10,6 +10,8 @@ dispatcher/storage.py.
 from __future__ import annotations
 
 import copy
+import os
+import sys
 import warnings
 from typing import Any
 
@@ -56,13 +58,28 @@ def _reset_warn_typed_storage_removal() -> None:
     _has_warned[0] = False
 
 
-def _warn_typed_storage_removal(stacklevel: int = 2) -> None:
-    """torch's deprecation warning, given once (or always, after ``_set_always_warn_typed_storage_removal``)."""
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _outside_stacklevel() -> int:
+    """The ``stacklevel`` (for a ``warnings.warn`` in the caller) of the first frame outside this package: the user's
+    line, however many of our wrappers (``__torch_function__`` handling, methods) sit in between."""
+    frame = sys._getframe(2)
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _warn_typed_storage_removal() -> None:
+    """torch's deprecation warning, given once (or always, after ``_set_always_warn_typed_storage_removal``),
+    pointing at the user's line."""
     if _always_warn_typed_storage_removal or not _has_warned[0]:
         warnings.warn("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
                       "only storage class. This should only matter to you if you are using storages directly.  To "
                       "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
-                      UserWarning, stacklevel=stacklevel + 1)
+                      UserWarning, stacklevel=_outside_stacklevel())
         _has_warned[0] = True
 
 
@@ -243,7 +260,7 @@ class _LegacyStorageMeta(type):
 
     @property
     def dtype(cls) -> Any:
-        _warn_typed_storage_removal(stacklevel=3)
+        _warn_typed_storage_removal()
         return cls._dtype
 
 

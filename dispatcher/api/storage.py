@@ -35,7 +35,7 @@ def _typed_storage(self: Tensor) -> TypedStorage:
 
 def storage(self: Tensor) -> TypedStorage:
     """``Tensor.storage()``: the TypedStorage (deprecated in torch: the warning says so)."""
-    _warn_typed_storage_removal(stacklevel=3)  # (the caller of the method: past the __torch_function__ wrapper)
+    _warn_typed_storage_removal()
     return _typed_storage(self)
 
 
