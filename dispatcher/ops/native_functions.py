@@ -832,4 +832,12 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     # norm_except_dim's Tensor.norm calls (NormBackward0 / NormBackward1)
     OpDef("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", CEA, tags=('reduction',)),
     OpDef("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", BACKEND, tags=('reduction',)),
+    # wt-random: random_ (three overloads) and the other in-place samplers (Distributions.cpp)
+    OpDef("random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
 )
