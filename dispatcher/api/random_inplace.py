@@ -165,12 +165,21 @@ def _parse(sig: _Signature, args: tuple, kwargs: dict, raise_: bool) -> dict[str
     return out
 
 
+def _unpacked(sig: _Signature, parsed: dict[str, Any]) -> dict[str, Any]:
+    """``parsed`` once its int arguments are read as int64 (PythonArgs::toInt64's overflow error)."""
+    for p in sig.params:
+        v = parsed[p.name]
+        if p.kind in ("int", "int?") and v is not None and not -(2 ** 63) <= v < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+    return parsed
+
+
 def _parse_overloads(sigs: list[_Signature], args: tuple, kwargs: dict) -> tuple[int, dict[str, Any]]:
     """(index of the first signature that fits, its arguments), or the parser's error (print_error)."""
     for i, sig in enumerate(sigs):
         parsed = _parse(sig, args, kwargs, False)
         if parsed is not None:
-            return i, parsed
+            return i, _unpacked(sig, parsed)
     n = len(args) + len(kwargs)
     plausible = [s for s in sigs if s.min_args <= n <= len(s.params)]
     if len(plausible) == 1:
