@@ -1,5 +1,6 @@
 """Derivative formulas of the random ops: their results do not depend on their inputs' values differentiably,
-so ``bernoulli_`` / ``uniform_`` / ``normal_`` / ``bernoulli`` give zero gradients, and ``bernoulli.p`` has no
+so ``bernoulli_`` / ``uniform_`` / ``normal_`` / ``bernoulli`` / ``random_`` / ``exponential_`` / ``geometric_`` /
+``cauchy_`` / ``log_normal_`` give zero gradients, and ``bernoulli.p`` has no
 formula (its node fails when backward reaches it).
 
 Corresponds to these ops' entries in tools/autograd/derivatives.yaml.
