@@ -1958,9 +1958,33 @@ def _table_recurrent() -> list[OpInfo]:
     ]
 
 
+def _table_random2() -> list[OpInfo]:
+    """wt-random: random_ (three overloads) and the in-place samplers exponential_ / geometric_ / cauchy_ /
+    log_normal_ (values differ from torch's: random)."""
+    L, D, H, B = "int64", "float64", "float16", "bool"
+    return [
+        OpInfo("random_.from", [S(T((3, 4)), -3, 4), S(T((4, 3), D, "transposed"), 0, None), S(T((5,), L), -5, None),
+                                S(T((3,), B), 0, 2), S(T((0, 2)), 1, 3)],
+               [S(T((3,)), 5, 3), S(T((3,), "uint8"), -1, 3), S(T((3,), "int8"), 0, 1000), S(T((3,), H), 70000, None)],
+               random=True),
+        OpInfo("random_.to", [S(T((3, 4)), 5), S(T((4, 3), D, "transposed"), 100), S(T((5,), "int8"), 100)],
+               [S(T((3,)), 0), S(T((3,), "int8"), 1000), S(T((3,), B), 3)], random=True),
+        OpInfo("random_", [S(T((3, 4))), S(T((4, 3), L, "transposed")), S(T((3,), B)), S(T((5,), H)), S(T((0, 2)))],
+               random=True),
+        OpInfo("exponential_", [S(T((3, 4))), S(T((4, 3), D, "transposed"), 2.5), S(T((5,), H), 0.5), S(T((0, 2)))],
+               [S(T((3,)), 0.0), S(T((3,)), -1.0), S(T((3,), L))], random=True),
+        OpInfo("geometric_", [S(T((3, 4)), 0.3), S(T((4, 3), D, "transposed"), 0.9), S(T((5,), L), 0.5)],
+               [S(T((3,)), 0.0), S(T((3,)), 1.0), S(T((3,), B), 0.5)], random=True),
+        OpInfo("cauchy_", [S(T((3, 4))), S(T((4, 3), D, "transposed"), 1.0, 0.5), S(T((0, 2)))],
+               [S(T((3,)), 0.0, 0.0), S(T((3,), L))], random=True),
+        OpInfo("log_normal_", [S(T((3, 4))), S(T((4, 3), D, "transposed"), 0.0, 0.5), S(T((5,), H), 0.0, 0.25)],
+               [S(T((3,)), 1.0, -1.0), S(T((3,), L))], random=True),
+    ]
+
+
 OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
                                  + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_conv_pad()
-                                 + _table_metadata() + _table_recurrent())
+                                 + _table_metadata() + _table_recurrent() + _table_random2())
 
 
 def check_table() -> list[str]:

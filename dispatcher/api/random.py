@@ -1,5 +1,6 @@
 """Random ops: randn / rand / randn_like / rand_like, bernoulli, ``Tensor.uniform_`` / ``normal_``, and
-``manual_seed``: torch-level functions and Tensor methods.
+``manual_seed``: torch-level functions and Tensor methods (``randint`` and ``Tensor.random_`` / ``exponential_`` /
+``geometric_`` / ``cauchy_`` / ``log_normal_``: random_inplace.py).
 
 Corresponds to the python_torch_functions.cpp / python_variable_methods.cpp bindings of these ops and to
 torch/random.py's ``manual_seed`` (the generator itself is ``dispatcher/random.py``). The factories are made
@@ -16,6 +17,8 @@ from ..tensor import Tensor
 from .arguments import _check_tensor, _no_out, _size_args
 from .autograd_methods import _factory_requires_grad
 from .factories import _factory_kwargs, _like_factory, _like_kwargs, _sized_factory
+from .random_inplace import install as _install_inplace_samplers
+from .random_inplace import randint
 
 aten = namespace("aten")
 
@@ -84,31 +87,6 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     return aten.normal_.default(self, *trailing, **kw)
 
 
-def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-            out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
-    """``torch.randint(high, size)`` / ``randint(low, high, size)``: ``randint``, ``.low``, ``.generator`` or
-    ``.low_generator`` as PyTorch's parser picks them; int64 unless ``dtype=`` says otherwise."""
-    _no_out(out, "randint")
-    if len(args) == 2:
-        low, (high, size) = None, args
-    elif len(args) == 3:
-        low, high, size = args
-    else:
-        raise TypeError("randint() received an invalid combination of arguments - got "
-                        f"{len(args)} positional arguments, expected (int high, tuple of ints size) or "
-                        "(int low, int high, tuple of ints size)")
-    size = _size_args((size,), "size")
-    kw = _factory_kwargs(dtype, device)
-    if generator is not None:
-        kw["generator"] = generator
-    if low is None:
-        result = (aten.randint.generator if generator is not None else aten.randint.default)(int(high), size, **kw)
-    else:
-        op = aten.randint.low_generator if generator is not None else aten.randint.low
-        result = op(int(low), int(high), size, **kw)
-    return _factory_requires_grad(result) if requires_grad else result
-
-
 def randint_like(input: Tensor, low: Any, high: Any = None, *, dtype: Any = None, device: Any = None,  # noqa: A002
                  requires_grad: bool = False, layout: Any = None, pin_memory: bool = False,
                  memory_format: Any = None) -> Tensor:
@@ -164,3 +142,4 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.multinomial = multinomial
     T.uniform_ = uniform_
     T.normal_ = normal_
+    _install_inplace_samplers(T)  # random_ / exponential_ / geometric_ / cauchy_ / log_normal_ (random_inplace.py)

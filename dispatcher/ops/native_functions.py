@@ -840,4 +840,12 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)", CIA, tags=('inplace', 'inplace_view')),
     OpDef("is_set_to(Tensor self, Tensor tensor) -> bool", BACKEND, tags=()),
     OpDef("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", CEA, tags=()),
+    # wt-random: random_ (three overloads) and the other in-place samplers (Distributions.cpp)
+    OpDef("random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
+    OpDef("log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)", BACKEND, tags=('inplace', 'nondeterministic_seeded')),
 )

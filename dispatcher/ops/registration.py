@@ -20,7 +20,7 @@ KERNEL_MODULES = (
     "arithmetic", "arithmetic_clamp", "arithmetic_rounding", "arithmetic_aliases", "arithmetic_overloads", "transcendental", "comparison", "bitwise",
     "reductions", "reductions_std_var", "reductions_cumulative",
     "views", "views_scatter", "views_composite", "shape", "indexing", "indexing_scatter",
-    "factories", "conversions", "random", "random_sampling",
+    "factories", "conversions", "random", "random_sampling", "random_inplace",
     "linalg", "linalg_matmul", "linalg_einsum",
     "activations", "activations_softmax", "normalization", "normalization_weight_norm", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout",

@@ -1,5 +1,6 @@
 """Derivative formulas of the random ops: their results do not depend on their inputs' values differentiably,
-so ``bernoulli_`` / ``uniform_`` / ``normal_`` / ``bernoulli`` give zero gradients, and ``bernoulli.p`` has no
+so ``bernoulli_`` / ``uniform_`` / ``normal_`` / ``bernoulli`` / ``random_`` / ``exponential_`` / ``geometric_`` /
+``cauchy_`` / ``log_normal_`` give zero gradients, and ``bernoulli.p`` has no
 formula (its node fails when backward reaches it).
 
 Corresponds to these ops' entries in tools/autograd/derivatives.yaml.
@@ -54,3 +55,17 @@ def _bernoulli_p(ctx, grads, needs):
 for _op in ("randint_like", "randint_like.low_dtype"):
     register_not_implemented(_op, ("self",), "randint_like")
 del _op
+
+
+# random_ (three overloads) and the other in-place samplers: ``self: zeros_like(grad)`` (derivatives.yaml), the
+# nodes named as torchgen numbers them (random_.from, random_.to, random_ -> RandomBackward0 / 1 / 2)
+def _zeros_like_grad(ctx, grads, needs):
+    return (aten.zeros_like.default(grads[0]),)
+
+
+for _op, _node in (("random_.from", "RandomBackward0"), ("random_.to", "RandomBackward1"),
+                   ("random_", "RandomBackward2"), ("exponential_", "ExponentialBackward0"),
+                   ("geometric_", "GeometricBackward0"), ("cauchy_", "CauchyBackward0"),
+                   ("log_normal_", "LogNormalBackward0")):
+    derivative(_op, _node, ("self",))(_zeros_like_grad)
+del _op, _node
