@@ -65,6 +65,8 @@ FAMILIES: dict[str, str] = {
     "resizing": "upsample_* (nearest, nearest-exact, linear, bilinear, trilinear, bicubic), pixel_shuffle / "
                 "pixel_unshuffle",
     "recurrent": "lstm / gru / rnn_tanh / rnn_relu and their cells, oneDNN's LSTM layer, packed sequences",
+    "complex": "conj / _conj / resolve_conj / conj_physical, _neg_view / resolve_neg, is_conj / is_neg (the lazy "
+               "conjugate and negative bits), real / imag, view_as_real / view_as_complex",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -19,6 +19,7 @@ from . import (
     autograd_methods,
     bitwise,
     comparison,
+    complex,
     conversions,
     factories,
     indexing,
@@ -34,6 +35,7 @@ from . import (
 
 _MODULES = (arithmetic, arithmetic_clamp, transcendental, comparison, bitwise, reductions, views, shape, indexing,
             factories, conversions, random, linalg, activations, subscripts, interop, autograd_methods)
+_MODULES += (complex,)
 
 
 #: Tensor attribute -> name of the module whose ``install`` attached it (``dispatchkit where`` reads it: many

@@ -832,4 +832,19 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     # norm_except_dim's Tensor.norm calls (NormBackward0 / NormBackward1)
     OpDef("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", CEA, tags=('reduction',)),
     OpDef("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", BACKEND, tags=('reduction',)),
+    # conj views (issue 22): the lazy conjugate / negative bits and the complex views (complex family)
+    OpDef("_conj(Tensor(a) self) -> Tensor(a)", CEA, tags=()),
+    OpDef("conj(Tensor(a) self) -> Tensor(a)", CIA, tags=()),
+    OpDef("is_conj(Tensor self) -> bool", CIA, tags=()),
+    OpDef("resolve_conj(Tensor(a) self) -> Tensor(a)", CIA, tags=()),
+    OpDef("conj_physical(Tensor self) -> Tensor", CIA, tags=('maybe_aliasing_or_mutating', 'pointwise')),
+    OpDef("conj_physical_(Tensor(a!) self) -> Tensor(a!)", CEA, tags=('inplace', 'pointwise')),
+    OpDef("_conj_physical(Tensor self) -> Tensor", CEA, tags=('pointwise',)),
+    OpDef("_neg_view(Tensor(a) self) -> Tensor(a)", CEA, tags=()),
+    OpDef("is_neg(Tensor self) -> bool", CIA, tags=()),
+    OpDef("resolve_neg(Tensor(a) self) -> Tensor(a)", CIA, tags=()),
+    OpDef("real(Tensor(a) self) -> Tensor(a)", CIA, tags=()),
+    OpDef("imag(Tensor(a) self) -> Tensor(a)", CIA, tags=()),
+    OpDef("view_as_real(Tensor(a) self) -> Tensor(a)", BACKEND, tags=()),
+    OpDef("view_as_complex(Tensor(a) self) -> Tensor(a)", BACKEND, tags=()),
 )

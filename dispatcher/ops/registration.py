@@ -32,6 +32,7 @@ KERNEL_MODULES = (
     "pooling_nd", "resizing",
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout", "recurrent", "recurrent_kernels",
+    "complex",
 )
 
 _KIND_KEYS = {
@@ -108,6 +109,14 @@ def register_aten() -> Library:
         elif op.kind != CIA and is_multi_output_view(overload._schema):  # unbind, split: outputs not modifiable
             lib.impl(op.name, make_multi_output_view_kernel(overload), "ADInplaceOrView", with_keyset=True,
                      debug="registered at dispatcher/autograd/views.py")
+    from ..library.core import fallthrough_kernel
+    from ..math_bits import CONJUGATE_FALLTHROUGH, NEGATIVE_FALLTHROUGH
+
+    for key, names, where in (("Conjugate", CONJUGATE_FALLTHROUGH, "ConjugateFallback.cpp"),
+                              ("Negative", NEGATIVE_FALLTHROUGH, "NegateFallback.cpp")):
+        for name in names:
+            if name in listed:  # the per-op fallthroughs of the math-bit keys (math_bits.py)
+                lib.impl(name, fallthrough_kernel, key, debug=f"registered at dispatcher/math_bits.py({where})")
     ATEN = lib
     from .tensor_info import register_jit_ops  # TorchScript's metadata ops (aten::sym_size, prim::device, ...)
 

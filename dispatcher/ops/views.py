@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..math_bits import copy_bits
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
 from .kernel_dtypes import legacy_type_name
@@ -128,7 +129,8 @@ def view(self: Tensor, size: list[int]) -> Tensor:
 def _unsafe_view(self: Tensor, size: list[int]) -> Tensor:
     """Like ``view``, but the result is not a view to autograd (no ``_base``, its own version counter)."""
     shape, stride = _view_geometry(self, size)
-    return Tensor._from_storage(self._storage, shape, stride, self._storage_offset, self._dtype, self._device)
+    out = Tensor._from_storage(self._storage, shape, stride, self._storage_offset, self._dtype, self._device)
+    return copy_bits(out, self)
 
 
 # --- adding / removing / reordering dims ------------------------------------------------------------
@@ -375,7 +377,7 @@ def detach(self: Tensor) -> Tensor:
         self._storage, self._shape, self._stride, self._storage_offset, self._dtype, self._device
     )
     out._version_counter = self._version_counter
-    return out
+    return copy_bits(out, self)
 
 
 # --- multi-output views ------------------------------------------------------------------------------
