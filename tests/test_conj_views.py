@@ -1,0 +1,217 @@
+"""Conj views against torch 2.13: the Conjugate / Negative math bits, their fallbacks, the complex views.
+
+Each test runs the same program with torch and with dispatcher (``L`` is the library) and compares values, the
+is_conj / is_neg flags, key sets, the op logs a LoggingTensorMode prints, make_fx graphs (post- and pre-dispatch,
+replayed on fresh inputs), the TLS a ``__torch_dispatch__`` sees (test_python_dispatch.py's
+test_multiple_ops_subclass), errors and gradients through conj views for real-valued losses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dispatcher
+from dispatcher.math_bits import CONJUGATE_FALLTHROUGH, NEGATIVE_FALLTHROUGH, logical_values
+from dispatcher.ops.native_functions import NATIVE_FUNCTIONS
+
+
+def _lib(torch: Any, which: str) -> Any:
+    return torch if which == "torch" else dispatcher
+
+
+def _vals(t: Any) -> np.ndarray:
+    if isinstance(t, dispatcher.Tensor):
+        return np.asarray(logical_values(t))
+    return t.detach().resolve_conj().resolve_neg().numpy()
+
+
+def _tools(L: Any) -> tuple:
+    if L is dispatcher:
+        from dispatcher.modes import no_dispatch
+        from dispatcher.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+        from tracer import make_fx
+    else:
+        from torch.fx.experimental.proxy_tensor import make_fx
+        from torch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+        from torch.utils._mode_utils import no_dispatch
+    return no_dispatch, LoggingTensorMode, capture_logs, make_fx
+
+
+def program(L: Any, x: Any) -> tuple:
+    y = x.conj()
+    z = y.exp() + y
+    w = y.imag
+    r = y.real
+    return z, w * 2, r, y.resolve_conj(), x.conj_physical(), L._neg_view(x).resolve_neg(), L.mm(y.view(2, 2), x.view(2, 2))
+
+
+def _x(L: Any) -> Any:
+    return L.tensor([1 + 2j, 3 - 4j, -0.5 + 0.25j, 2j])
+
+
+def test_flags_keys_values_and_repr(torch: Any) -> None:
+    out = {}
+    for which in ("torch", "ours"):
+        L = _lib(torch, which)
+        x = _x(L)
+        y = x.conj()
+        a = L.tensor([1.0, -2.0])
+        out[which] = [
+            (y.is_conj(), L.is_conj(y), y.imag.is_neg(), y.real.is_neg(), y.conj().is_conj(), y.t().is_conj(),
+             y[1:].is_conj(), y.clone().is_conj(), L.empty_like(y).is_conj(), y.resolve_conj().is_conj(),
+             L._neg_view(a).is_neg(), x.imag.is_neg()),
+            str(L._C._dispatch_keys(y)), str(L._C._dispatch_keys(y.imag)),
+            repr(y), repr(y.imag), repr(L._neg_view(x)), repr(y.reshape(2, 2).t()),
+            (a.conj() is a, a.real is a, a.resolve_conj() is a, a.conj_physical() is a, a.resolve_neg() is a),
+            y.imag._base is x, y._base is x,
+            [_vals(t).tolist() for t in (y, y.imag, y.real, y.conj_physical(), L.view_as_real(x), y.exp())],
+        ]
+    assert out["ours"] == out["torch"]
+
+
+def test_mutation_through_conj_and_neg_views_writes_back(torch: Any) -> None:
+    out = {}
+    for which in ("torch", "ours"):
+        L = _lib(torch, which)
+        res = []
+        for step in ("add_", "mul_", "conj_physical_", "copy_", "neg_imag"):
+            c = _x(L)
+            v = c.conj()
+            if step == "add_":
+                v.add_(1)
+            elif step == "mul_":
+                v.mul_(1j)
+            elif step == "conj_physical_":
+                v.conj_physical_()
+            elif step == "copy_":
+                v.copy_(L.tensor([1j, 2, 3, 4 - 1j]))
+            else:
+                v.imag.mul_(3)
+            res.append((c.numpy().tolist(), _vals(v).tolist(), v.is_conj()))
+        out[which] = res
+    assert out["ours"] == out["torch"]
+
+
+def test_errors_as_torch(torch: Any) -> None:
+    def run(L: Any) -> list:
+        got = []
+        for f in (lambda: L.view_as_real(_x(L).conj()), lambda: L.tensor([1.0]).imag,
+                  lambda: L.view_as_real(L.tensor([1.0])), lambda: L.view_as_complex(L.ones(3, 3)),
+                  lambda: L.view_as_complex(L.ones(2, 2).t()), lambda: _x(L).conj().numpy(),
+                  lambda: L._neg_view(L.ones(2)).numpy()):
+            try:
+                f()
+                got.append(None)
+            except Exception as e:  # noqa: BLE001 - compared with torch's
+                got.append((type(e).__name__, str(e)))
+        return got
+
+    assert run(dispatcher) == run(torch)
+
+
+def test_fallthrough_lists_match_torch(torch: Any) -> None:
+    listed = {op.name for op in NATIVE_FUNCTIONS}
+    for key, ours in (("Conjugate", CONJUGATE_FALLTHROUGH), ("Negative", NEGATIVE_FALLTHROUGH)):
+        theirs = set()
+        for name in listed:
+            table = torch._C._dispatch_dump_table("aten::" + name)
+            line = next((ln for ln in table.splitlines() if ln.startswith(key + ":")), "")
+            if "fallthrough" in line and "[kernel]" in line:
+                theirs.add(name)
+        assert set(ours) & listed == theirs, key
+        for name in ("clone", "view", "mm" if key == "Conjugate" else "neg_"):  # our tables say the same
+            line = next(ln for ln in dispatcher._C._dispatch_dump_table("aten::" + name).splitlines()
+                        if ln.startswith(key + ":"))
+            assert "fallthrough" in line, line
+        line = next(ln for ln in dispatcher._C._dispatch_dump_table("aten::exp").splitlines()
+                    if ln.startswith(key + ":"))
+        assert "fallback" in line and "fallthrough" not in line, line
+
+
+def test_logging_mode_logs_equal_torch(torch: Any) -> None:
+    logs = {}
+    for which in ("torch", "ours"):
+        L = _lib(torch, which)
+        _, LoggingTensorMode, capture_logs, _ = _tools(L)
+        x = _x(L)
+        with capture_logs(is_mode=True) as got, LoggingTensorMode():
+            program(L, x)
+        logs[which] = list(got)
+    assert logs["ours"] == logs["torch"]
+    assert any("clone" in line for line in logs["ours"])  # the Conjugate fallback's materializing clone
+
+
+@pytest.mark.parametrize("pre_dispatch", [False, True])
+def test_make_fx_graphs_equal_torch_and_replay(torch: Any, pre_dispatch: bool) -> None:
+    codes = {}
+    for which in ("torch", "ours"):
+        L = _lib(torch, which)
+        make_fx = _tools(L)[3]
+
+        def f(x: Any, L: Any = L) -> tuple:
+            return program(L, x)
+
+        gm = make_fx(lambda x: f(x), pre_dispatch=pre_dispatch)(_x(L))
+        codes[which] = gm.code.strip()
+        fresh = L.tensor([0.5 - 1j, 2 + 2j, -3j, 1.5 + 0j])
+        for a, b in zip(gm(fresh), program(L, fresh)):
+            np.testing.assert_allclose(_vals(a), _vals(b), rtol=1e-6)
+    assert codes["ours"] == codes["torch"]
+
+
+def test_multiple_ops_subclass_program_and_tls(torch: Any) -> None:
+    """test_python_dispatch.py's test_multiple_ops_subclass: ``_conj`` of a ``_make_subclass`` subclass under
+    no_dispatch gives a plain tensor with the Conjugate key; exp then runs the Conjugate fallback."""
+    out = {}
+    for which in ("torch", "ours"):
+        L = _lib(torch, which)
+        no_dispatch = _tools(L)[0]
+        seen = []
+
+        class MySubclass(L.Tensor):
+            @staticmethod
+            def __new__(cls, elem):  # noqa: ANN001, ANN205
+                return L.Tensor._make_subclass(cls, elem)
+
+            __torch_function__ = L._C._disabled_torch_function_impl
+
+            @classmethod
+            def __torch_dispatch__(cls, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN206
+                seen.append((str(func), str(L._C._dispatch_tls_local_include_set()),
+                             str(L._C._dispatch_tls_local_exclude_set())))
+                with no_dispatch():
+                    return func(*args, **(kwargs or {}))
+
+        x = MySubclass(L.rand(2, 2, dtype=L.complex64))
+        y = x.conj()
+        z = y.exp()
+        np.testing.assert_allclose(_vals(z), np.exp(np.conj(_vals(x.detach() if which == "ours" else x))), rtol=1e-5)
+        out[which] = (type(y).__name__, str(L._C._dispatch_keys(x)), str(L._C._dispatch_keys(y)),
+                      str(L._C._dispatch_keys(z)), y.is_conj(), seen)
+    assert out["ours"] == out["torch"]
+
+
+def test_grads_through_conj_views_for_real_losses(torch: Any) -> None:
+    grads = {}
+    for which in ("torch", "ours"):
+        L = _lib(torch, which)
+        x = _x(L).requires_grad_()
+        w = L.tensor([1.0, 2.0, -1.0, 0.5])
+        y = x.conj()
+        loss = (y.imag * w).sum() + (y.real ** 2).sum() + (L.view_as_real(x.conj_physical()) ** 2).sum()
+        loss.backward()
+        names = [type(t.grad_fn).__name__ for t in (y, y.imag, x.conj_physical(), L._neg_view(x), L.view_as_real(x))]
+        grads[which] = (names, _vals(x.grad).tolist())
+    assert grads["ours"] == grads["torch"]
+
+
+def test_random_complex_draws_both_parts() -> None:
+    dispatcher.manual_seed(0)
+    x = dispatcher.randn(20000, dtype=dispatcher.complex128)
+    re, im = np.asarray(x.real._data), np.asarray(x.imag._data)
+    assert abs(re.var() - 0.5) < 0.03 and abs(im.var() - 0.5) < 0.03  # torch: variance 1/2 per part
+    u = dispatcher.rand(1000, dtype=dispatcher.complex64)
+    assert (np.asarray(u.imag._data) > 0).mean() > 0.9 and (np.asarray(u.real._data) < 1).all()
