@@ -52,6 +52,22 @@ def _x(L: Any) -> Any:
     return L.tensor([1 + 2j, 3 - 4j, -0.5 + 0.25j, 2j])
 
 
+def test_fake_tensors_carry_the_bits(torch: Any) -> None:
+    out = {}
+    for which in ("torch", "ours"):
+        L = _lib(torch, which)
+        if L is dispatcher:
+            from dispatcher.fake import FakeTensorMode
+        else:
+            from torch._subclasses.fake_tensor import FakeTensorMode
+        with FakeTensorMode() as mode:
+            fx = mode.from_tensor(_x(L).conj())
+            y = fx.conj()
+            out[which] = (fx.is_conj(), y.is_conj(), str(L._C._dispatch_keys(fx)), y.imag.is_neg(), (y + 1).is_conj(),
+                          tuple(L.view_as_real(y.resolve_conj()).shape))
+    assert out["ours"] == out["torch"]
+
+
 def test_flags_keys_values_and_repr(torch: Any) -> None:
     out = {}
     for which in ("torch", "ours"):
@@ -144,17 +160,26 @@ def test_logging_mode_logs_equal_torch(torch: Any) -> None:
     assert any("clone" in line for line in logs["ours"])  # the Conjugate fallback's materializing clone
 
 
-@pytest.mark.parametrize("pre_dispatch", [False, True])
-def test_make_fx_graphs_equal_torch_and_replay(torch: Any, pre_dispatch: bool) -> None:
+@pytest.mark.parametrize("config", ["real", "pre_dispatch", "fake", "core_aten"])
+def test_make_fx_graphs_equal_torch_and_replay(torch: Any, config: str) -> None:
     codes = {}
     for which in ("torch", "ours"):
         L = _lib(torch, which)
         make_fx = _tools(L)[3]
+        if L is dispatcher:
+            from tracer.decompositions import core_aten_decompositions
+        else:
+            from torch._decomp import core_aten_decompositions
+        kwargs: dict[str, Any] = {"pre_dispatch": config == "pre_dispatch"}
+        if config == "fake":
+            kwargs["tracing_mode"] = "fake"
+        if config == "core_aten":
+            kwargs["decomposition_table"] = core_aten_decompositions()
 
         def f(x: Any, L: Any = L) -> tuple:
             return program(L, x)
 
-        gm = make_fx(lambda x: f(x), pre_dispatch=pre_dispatch)(_x(L))
+        gm = make_fx(lambda x: f(x), **kwargs)(_x(L))
         codes[which] = gm.code.strip()
         fresh = L.tensor([0.5 - 1j, 2 + 2j, -3j, 1.5 + 0j])
         for a, b in zip(gm(fresh), program(L, fresh)):
