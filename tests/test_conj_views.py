@@ -245,3 +245,17 @@ def test_random_complex_draws_both_parts() -> None:
     assert abs(re.var() - 0.5) < 0.03 and abs(im.var() - 0.5) < 0.03  # torch: variance 1/2 per part
     u = dispatcher.rand(1000, dtype=dispatcher.complex64)
     assert (np.asarray(u.imag._data) > 0).mean() > 0.9 and (np.asarray(u.real._data) < 1).all()
+
+
+def test_conjugating_transposes_as_torch(torch: Any) -> None:
+    """``mH`` / ``H`` / ``adjoint()`` are ``transpose`` + ``Tensor::conj`` (``_conj`` for complex), ``mT`` not."""
+    codes = {}
+    for which in ("torch", "ours"):
+        L = _lib(torch, which)
+        make_fx = _tools(L)[3]
+        x = L.tensor([[1 + 2j, 3], [1j, 2]])
+        gm = make_fx(lambda x: (x.mH, x.H, x.adjoint(), x.mT))(x)
+        codes[which] = gm.code.strip()
+        assert [o.is_conj() for o in gm(x)] == [True, True, True, False]
+        np.testing.assert_allclose(_vals(x.mH), np.conj(_vals(x)).T)
+    assert codes["ours"] == codes["torch"]
