@@ -80,10 +80,18 @@ def view_as_complex(input: Tensor) -> Tensor:  # noqa: A002
     return aten.view_as_complex.default(input)
 
 
+def _complex(self: Tensor) -> complex:
+    """``complex(t)``: the one element as a Python complex (``item``)."""
+    if self.numel() != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return complex(aten.item.default(self))
+
+
 def install(T: type) -> None:  # noqa: N803 - the Tensor class
     """Attach the methods and the ``real`` / ``imag`` properties (called by ``tensor_methods.install``)."""
     for fn in (conj, _conj, conj_physical, conj_physical_, _conj_physical, resolve_conj, resolve_neg, _neg_view,
                is_conj, is_neg):
         setattr(T, fn.__name__, fn)
+    T.__complex__ = _complex
     T.real = property(real)
     T.imag = property(imag)

@@ -27,7 +27,7 @@ def tolist(self: Tensor) -> Any:
         raise RuntimeError(f".tolist() is not supported for tensor subclasses, got {type(self).__name__}")
     if self._data is None:
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
-    return self._data.tolist()
+    return logical_values(self).tolist()  # conj / neg bits resolved, as torch's tolist
 
 
 def numpy(self: Tensor, *, force: bool = False) -> Any:
