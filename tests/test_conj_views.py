@@ -278,3 +278,26 @@ def test_reading_and_mixing_conj_views_as_torch(torch: Any) -> None:
         n.neg_()
         out[which] += [n.is_neg(), n.tolist()]
     assert out["ours"] == out["torch"]
+
+
+@pytest.mark.parametrize("loss", ["exp", "mul", "mm", "sin", "cos", "real_weight"])
+def test_complex_grads_of_conj_programs(torch: Any, loss: str) -> None:
+    """Real-valued losses of conj programs: the formulas conjugate as torch's (``grad * other.conj()``, ``grad *
+    result.conj()``, ``mm_mat1_backward``'s ``mat2.t().conj()`` ...), a real input gets the real part."""
+    grads = {}
+    for which in ("torch", "ours"):
+        L = _lib(torch, which)
+        x = _x(L).requires_grad_()
+        w = L.tensor([1.0, 2.0, -1.0, 0.5], requires_grad=True)
+        y = x.conj()
+        value = {
+            "exp": lambda: y.exp().real.sum(),  # noqa: B023 - called at once
+            "mul": lambda: (y * x).imag.sum() + (y * y).real.sum(),  # noqa: B023
+            "mm": lambda: L.mm(y.view(4, 1), x.view(1, 4)).imag.sum(),  # noqa: B023
+            "sin": lambda: y.sin().imag.sum(),  # noqa: B023
+            "cos": lambda: y.cos().real.sum(),  # noqa: B023
+            "real_weight": lambda: (y * w).imag.sum(),  # noqa: B023
+        }[loss]()
+        value.backward()
+        grads[which] = (np.round(_vals(x.grad), 4).tolist(), w.grad is None or (str(w.grad.dtype), _vals(w.grad).tolist()))
+    assert grads["ours"] == grads["torch"]
