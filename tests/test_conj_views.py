@@ -301,3 +301,15 @@ def test_complex_grads_of_conj_programs(torch: Any, loss: str) -> None:
         value.backward()
         grads[which] = (np.round(_vals(x.grad), 4).tolist(), w.grad is None or (str(w.grad.dtype), _vals(w.grad).tolist()))
     assert grads["ours"] == grads["torch"]
+
+
+def test_setting_real_and_imag_through_views(torch: Any) -> None:
+    out = {}
+    for which in ("torch", "ours"):
+        L = _lib(torch, which)
+        x = _x(L)
+        y = x.conj()
+        x.real = L.tensor([5.0, 6.0, 7.0, 8.0])
+        y.imag = L.tensor([1.0, 1.0, 1.0, 1.0])  # writes -1 into x's imaginary parts, through the neg bit
+        out[which] = (x.tolist(), y.tolist(), y.is_conj())
+    assert out["ours"] == out["torch"]

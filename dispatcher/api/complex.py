@@ -93,5 +93,14 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
                is_conj, is_neg):
         setattr(T, fn.__name__, fn)
     T.__complex__ = _complex
-    T.real = property(real)
-    T.imag = property(imag)
+    T.real = property(real, _set_real)
+    T.imag = property(imag, _set_imag)
+
+
+def _set_real(self: Tensor, value: Tensor) -> None:
+    """``x.real = v``: ``copy_`` into the ``real`` view (THPVariable_set_real)."""
+    aten.copy_.default(aten.real.default(self), value)
+
+
+def _set_imag(self: Tensor, value: Tensor) -> None:
+    aten.copy_.default(aten.imag.default(self), value)
