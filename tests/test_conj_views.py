@@ -16,6 +16,10 @@ import pytest
 import dispatcher
 from dispatcher.math_bits import CONJUGATE_FALLTHROUGH, NEGATIVE_FALLTHROUGH, logical_values
 from dispatcher.ops.native_functions import NATIVE_FUNCTIONS
+from tests.subclass_env import skip_logging_tensor_in_pytest_capture
+
+#: torch's LoggingTensor records cannot be formatted by pytest's capture handlers: they skip them
+_pytest_capture_skips_logging_tensor = pytest.fixture(autouse=True)(skip_logging_tensor_in_pytest_capture)
 
 
 def _lib(torch: Any, which: str) -> Any:
@@ -312,4 +316,29 @@ def test_setting_real_and_imag_through_views(torch: Any) -> None:
         x.real = L.tensor([5.0, 6.0, 7.0, 8.0])
         y.imag = L.tensor([1.0, 1.0, 1.0, 1.0])  # writes -1 into x's imaginary parts, through the neg bit
         out[which] = (x.tolist(), y.tolist(), y.is_conj())
+    assert out["ours"] == out["torch"]
+
+
+def test_logging_tensor_wrapping_a_conj_view(torch: Any) -> None:
+    """A wrapper subclass (LoggingTensor) around a conj view: the wrapper has no Conjugate key (its element has),
+    so ops reach its __torch_dispatch__ unresolved and ``imag`` fails in view_as_real, as in torch."""
+    out = {}
+    for which in ("torch", "ours"):
+        L = _lib(torch, which)
+        if L is dispatcher:
+            from dispatcher.testing._internal.logging_tensor import LoggingTensor, capture_logs, log_input
+        else:
+            from torch.testing._internal.logging_tensor import LoggingTensor, capture_logs, log_input
+        x = LoggingTensor(_x(L))
+        with capture_logs() as logs:
+            log_input("x", x)
+            y = x.conj()
+            y.exp()
+            (y * 2).sum()
+        try:
+            _ = y.imag
+            error = None
+        except RuntimeError as e:
+            error = str(e)
+        out[which] = (y.is_conj(), str(L._C._dispatch_keys(y)), list(logs), error)
     assert out["ours"] == out["torch"]
