@@ -284,7 +284,7 @@ def test_reading_and_mixing_conj_views_as_torch(torch: Any) -> None:
     assert out["ours"] == out["torch"]
 
 
-@pytest.mark.parametrize("loss", ["exp", "mul", "mm", "sin", "cos", "real_weight"])
+@pytest.mark.parametrize("loss", ["exp", "mul", "mm", "sin", "cos", "real_weight", "abs"])
 def test_complex_grads_of_conj_programs(torch: Any, loss: str) -> None:
     """Real-valued losses of conj programs: the formulas conjugate as torch's (``grad * other.conj()``, ``grad *
     result.conj()``, ``mm_mat1_backward``'s ``mat2.t().conj()`` ...), a real input gets the real part."""
@@ -301,6 +301,7 @@ def test_complex_grads_of_conj_programs(torch: Any, loss: str) -> None:
             "sin": lambda: y.sin().imag.sum(),  # noqa: B023
             "cos": lambda: y.cos().real.sum(),  # noqa: B023
             "real_weight": lambda: (y * w).imag.sum(),  # noqa: B023
+            "abs": lambda: (y * w).abs().sum(),  # noqa: B023 - a complex magnitude is real, as torch's
         }[loss]()
         value.backward()
         grads[which] = (np.round(_vals(x.grad), 4).tolist(), w.grad is None or (str(w.grad.dtype), _vals(w.grad).tolist()))
