@@ -17,10 +17,13 @@ What each does here:
 * Python: hand the op to dispatch modes and tensor subclasses (``python_key.py``);
 * Autograd<Backend> / AutogradOther: the autograd fallback (``autograd_fallback.py``);
 * Meta: raise "no fake impl or Meta kernel registered";
-* Functionalize, Conjugate, Negative, ZeroTensor, Tracer and the functorch keys:
-  continue below themselves. NB: the real system does work there
-  (functionalization, lazy conj/neg, ...); we never set those keys on tensors,
-  so they are reached only when a user includes them by hand.
+* Conjugate / Negative: resolve the lazy conjugate / negative bits of the
+  inputs and redispatch (``math_bits.py``, ConjugateFallback.cpp /
+  NegateFallback.cpp);
+* Functionalize, ZeroTensor, Tracer and the functorch keys: continue below
+  themselves. NB: the real system does work there (functionalization, zero
+  tensors, ...); we never set those keys on tensors, so they are reached only
+  when a user includes them by hand.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ AUTOGRAD_FALLBACK_KEYS = (
     DK.AutogradHPU, DK.AutogradLazy, DK.AutogradMTIA, DK.AutogradMAIA, DK.AutogradPrivateUse1, DK.AutogradMeta,
 )
 PASS_THROUGH_KEYS = (
-    DK.FuncTorchDynamicLayerBackMode, DK.Functionalize, DK.Conjugate, DK.Negative, DK.ZeroTensor, DK.Tracer,
+    DK.FuncTorchDynamicLayerBackMode, DK.Functionalize, DK.ZeroTensor, DK.Tracer,
     DK.FuncTorchBatched, DK.BatchedNestedTensor, DK.Batched, DK.FuncTorchGradWrapper,
     DK.FuncTorchDynamicLayerFrontMode, DK.PreDispatch,
 )
@@ -109,6 +112,7 @@ def meta_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
 def install() -> None:
     """Register every built-in fallback (called once, when the package is imported)."""
     from .autograd_fallback import autograd_fallback
+    from .math_bits import conjugate_fallback, negation_fallback
     from .python_key import python_fallback
 
     def boxed(fn: Any, name: str) -> KernelFunction:
@@ -126,3 +130,5 @@ def install() -> None:
     register_builtin_fallback(DK.Python, boxed(python_fallback, "python_key.py"))
     register_builtin_fallback(DK.PythonDispatcher, boxed(python_dispatcher_fallback, "py_dispatch.py"))
     register_builtin_fallback(DK.Meta, boxed(meta_fallback, "fallbacks.py"))
+    register_builtin_fallback(DK.Conjugate, boxed(conjugate_fallback, "math_bits.py(ConjugateFallback.cpp)"))
+    register_builtin_fallback(DK.Negative, boxed(negation_fallback, "math_bits.py(NegateFallback.cpp)"))

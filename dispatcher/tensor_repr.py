@@ -17,7 +17,8 @@ threshold 1000, edgeitems 3, linewidth 80). The rules reproduced here:
   is the default float dtype), ``grad_fn=<...>`` or ``requires_grad=True``; a
   suffix that would pass column 80 goes on a new line.
 
-The values are read straight from NumPy: printing runs no aten ops.
+The values are read straight from NumPy (with the conjugate / negative bits applied): printing runs no aten ops.
+Complex values print as torch's ``0.4963+0.7682j``: the real and the imaginary parts each get a formatter.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from .math_bits import logical_values
 
 PRECISION = 4
 THRESHOLD = 1000
@@ -82,6 +84,23 @@ class _Formatter:
         return " " * (self.max_width - len(text)) + text
 
 
+class _ComplexFormatter:
+    """Complex values: one formatter for the real parts, one for the imaginary parts (``a+bj`` / ``a-bj``), the
+    element width being the sum of both plus the ``j``, as torch's ``formatter1`` / ``formatter2`` pair."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.real = _Formatter(np.ascontiguousarray(values.real), True)
+        self.imag = _Formatter(np.ascontiguousarray(values.imag), True)
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value: Any) -> str:
+        real_str = self.real.format(value.real)
+        imag_str = (self.imag.format(value.imag) + "j").lstrip()
+        if imag_str[0] in "+-":
+            return real_str + imag_str
+        return real_str + "+" + imag_str
+
+
 def _summarized(values: np.ndarray) -> np.ndarray:
     """The entries a summarized print shows: first and last EDGEITEMS of every long dim."""
     if values.ndim == 0:
@@ -131,7 +150,8 @@ def _tensor_str(values: np.ndarray, dtype: _dt.dtype, indent: int) -> str:
     summarize = values.size > THRESHOLD
     if dtype is _dt.float16:
         values = values.astype(np.float32)
-    fmt = _Formatter(_summarized(values) if summarize else values, dtype.is_floating_point)
+    shown = _summarized(values) if summarize else values
+    fmt: Any = _ComplexFormatter(shown) if dtype.is_complex else _Formatter(shown, dtype.is_floating_point)
     return _tensor_str_with_formatter(values, indent, summarize, fmt)
 
 
@@ -203,7 +223,7 @@ def tensor_repr(t: Any, tensor_contents: str | None = None) -> str:
         if tensor_contents is not None:
             body = tensor_contents
         else:
-            values = np.asarray(t._data) if t._data is not None else _values_through_dispatch(t)
+            values = np.asarray(logical_values(t)) if t._data is not None else _values_through_dispatch(t)
             body = _tensor_str(values, dtype, indent)
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:

@@ -330,10 +330,11 @@ def _compare(name: str, ours: Any, theirs: Any, values: bool) -> str | None:
                 return f"ours {o.dtype}{tuple(o.shape)}, torch {t.dtype}{tuple(t.shape)}"
             if not values or t.device.type == "meta" or o.device.type == "meta":
                 continue
-            got, want = o.numpy(), t.detach().numpy()
-            if got.dtype.kind == "f":
-                tol = {2: 2e-3, 4: 1e-5, 8: 1e-10}[got.dtype.itemsize]
-                ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol, equal_nan=True)
+            got, want = o.numpy(force=True), t.detach().numpy(force=True)  # force: resolves conj / neg bits
+            if got.dtype.kind in "fc":
+                tol = {2: 2e-3, 4: 1e-5, 8: 1e-10}[got.real.dtype.itemsize]
+                wide = np.complex128 if got.dtype.kind == "c" else np.float64
+                ok = np.allclose(got.astype(wide), want.astype(wide), rtol=tol, atol=tol, equal_nan=True)
             else:
                 ok = np.array_equal(got, want)
             if not ok:

@@ -308,3 +308,17 @@ KNOWN.update({
         "(NotImplementedError); our binding refuses the undefined tensor before any kernel (UndefinedTensorError, "
         "a RuntimeError)"),
 })
+
+# wt-conj (conj views): CompositeImplicitAutograd ops whose torch kernel reads only the undefined tensor's flags
+_UNDEFINED_PASSES = ("torch's CompositeImplicitAutograd kernel of this op only asks the undefined tensor for a flag "
+                     "(is_complex / is_conj / is_neg) and returns it, or False, without checking it; ours, like "
+                     "every Python binding here, refuses None for a Tensor argument")
+KNOWN.update({
+    ('conj', 'self:None'): ('reject', _UNDEFINED_PASSES),
+    ('conj_physical', 'self:None'): ('reject', _UNDEFINED_PASSES),
+    ('is_conj', 'self:None'): ('reject', _UNDEFINED_PASSES),
+    ('is_neg', 'self:None'): ('reject', _UNDEFINED_PASSES),
+    ('real', 'self:None'): ('reject', _UNDEFINED_PASSES),
+    ('resolve_conj', 'self:None'): ('reject', _UNDEFINED_PASSES),
+    ('resolve_neg', 'self:None'): ('reject', _UNDEFINED_PASSES),
+})

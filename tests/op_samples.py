@@ -101,6 +101,8 @@ def _values(spec: T, shape: tuple[int, ...], rng: np.random.Generator) -> np.nda
         return np.arange(shape[-1]) < rng.integers(0, shape[-1] + 1, size=shape[:-1] + (1,))
     if dt == np.bool_:
         return np.asarray(rng.random(shape) < 0.5)
+    if dt.kind == "c":  # complex (conj views): both parts drawn
+        return np.asarray(rng.uniform(-2.0, 2.0, size=shape) + 1j * rng.uniform(-2.0, 2.0, size=shape)).astype(dt)
     if dt.kind == "f":
         if kind == "positive":
             v = rng.uniform(0.5, 2.0, size=shape)
@@ -2222,3 +2224,28 @@ def _table_storage() -> list[OpInfo]:
 
 
 OPS.update({info.name: info for info in _table_storage()})
+# --- conj views (wt-conj): the complex family, the lazy conjugate / negative bits ------------------------------------
+def _table_conj() -> list[OpInfo]:
+    C, Z, F = "complex64", "complex128", "float32"
+    c = [S(T((3, 4), C)), S(T((2, 3), Z, "transposed")), S(T((), C))]
+    real = [S(T((3, 4), F)), S(T((2, 3), "float64", "sliced"))]
+    return [
+        OpInfo("_conj", c),
+        OpInfo("conj", c + real),
+        OpInfo("is_conj", c + real),
+        OpInfo("is_neg", c + real),
+        OpInfo("resolve_conj", c + real),
+        OpInfo("resolve_neg", c + real),
+        OpInfo("conj_physical", c + real),
+        OpInfo("conj_physical_", c + real),
+        OpInfo("_conj_physical", c + real),
+        OpInfo("_neg_view", c + real + [S(T((4,), "int64"))]),
+        OpInfo("real", c + real),
+        OpInfo("imag", c, [S(T((3,), F))]),
+        OpInfo("view_as_real", c, [S(T((3,), F))]),
+        OpInfo("view_as_complex", [S(T((3, 2))), S(T((2, 3, 2), "float64"))],
+               [S(T((3, 3))), S(T((2, 2), F, "transposed")), S(T((2, 2), "int64")), S(T(()))]),
+    ]
+
+
+OPS.update({info.name: info for info in _table_conj()})

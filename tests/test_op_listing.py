@@ -24,6 +24,7 @@ from hypothesis import Phase
 
 import dispatcher
 from dispatcher.errors import SchemaArgumentError
+from dispatcher.math_bits import logical_values
 from dispatcher.ops import registration
 from dispatcher.ops.native_functions import NATIVE_FUNCTIONS
 from dispatcher.tensor import Tensor
@@ -232,7 +233,7 @@ def compare_outputs(name: str, sample: Sample, theirs: Any, ours: Any, values: b
         if values:
             np.testing.assert_allclose(
                 # force=True: torch's ZeroTensors (_efficientzerotensor) refuse a plain .numpy()
-                np.asarray(o._data), t.detach().numpy(force=True), equal_nan=True, err_msg=where,
+                np.asarray(logical_values(o)), t.detach().numpy(force=True), equal_nan=True, err_msg=where,
                 **tolerance(o.dtype.name),
             )
 

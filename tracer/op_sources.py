@@ -66,6 +66,8 @@ FAMILIES: dict[str, str] = {
                 "pixel_unshuffle",
     "recurrent": "lstm / gru / rnn_tanh / rnn_relu and their cells, oneDNN's LSTM layer, packed sequences",
     "storage": "set_ (a tensor re-pointed at a storage or at another tensor's), is_set_to",
+    "complex": "conj / _conj / resolve_conj / conj_physical, _neg_view / resolve_neg, is_conj / is_neg (the lazy "
+               "conjugate and negative bits), real / imag, view_as_real / view_as_complex",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

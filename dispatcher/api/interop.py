@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..math_bits import MATH_BITS, is_conj, logical_values
 from ..tensor import Tensor
 
 
@@ -26,7 +27,7 @@ def tolist(self: Tensor) -> Any:
         raise RuntimeError(f".tolist() is not supported for tensor subclasses, got {type(self).__name__}")
     if self._data is None:
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
-    return self._data.tolist()
+    return logical_values(self).tolist()  # conj / neg bits resolved, as torch's tolist
 
 
 def numpy(self: Tensor, *, force: bool = False) -> Any:
@@ -39,6 +40,11 @@ def numpy(self: Tensor, *, force: bool = False) -> Any:
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
     if self.requires_grad and not force:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    if self._key_set & MATH_BITS:  # the conjugate / negative bits (math_bits.py): force=True resolves them
+        if force:
+            return np.array(logical_values(self))
+        bit, fix = ("conjugate", "resolve_conj") if is_conj(self) else ("negative", "resolve_neg")
+        raise RuntimeError(f"Can't call numpy() on Tensor that has {bit} bit set. Use tensor.{fix}().numpy() instead.")
     return self._data
 
 

@@ -19,6 +19,7 @@ from . import (
     autograd_methods,
     bitwise,
     comparison,
+    complex,
     conversions,
     factories,
     indexing,
@@ -36,6 +37,7 @@ from . import (
 _MODULES = (arithmetic, arithmetic_clamp, transcendental, comparison, bitwise, reductions, views, shape, indexing,
             factories, conversions, random, linalg, activations, subscripts, interop, autograd_methods,
             storage)
+_MODULES += (complex,)
 
 
 #: Tensor attribute -> name of the module whose ``install`` attached it (``dispatchkit where`` reads it: many

@@ -16,6 +16,7 @@ from . import (
     arithmetic_clamp,
     bitwise,
     comparison,
+    complex,
     conversions,
     convolution,
     dropout,
@@ -42,6 +43,7 @@ _MODULES = (from_data, factories, random, arithmetic, arithmetic_clamp, transcen
             views, shape, indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info,
             dropout, losses, embedding, foreach, recurrent)
 _MODULES += (resizing,)
+_MODULES += (complex,)
 
 __all__: list[str] = []
 for _module in _MODULES:

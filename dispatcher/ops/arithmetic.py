@@ -332,7 +332,9 @@ def neg(self: Tensor) -> Tensor:
 @impl("abs", "CompositeExplicitAutograd")
 def abs(self: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
     _require_dtype("abs_cpu", self._dtype, self, _not_bool)
-    return _run(unary_meta(self), self, lambda: np.abs(self._data))
+    # a complex tensor's magnitude is real (toRealValueType), as torch's abs
+    real = self._dtype.to_real() if self._dtype.is_complex else None
+    return _run(unary_meta(self, real), self, lambda: np.abs(self._data))
 
 
 # --- sgn / sign -----------------------------------------------------------------------------------
@@ -453,7 +455,14 @@ def pow_scalar(self: Any, exponent: Tensor) -> Tensor:
 
 
 neg_ = impl("neg_", "CPU", "Meta")(inplace_from(neg, "neg_"))
-abs_ = impl("abs_", "CompositeExplicitAutograd")(inplace_from(abs, "abs_"))
+_abs_inplace = inplace_from(abs, "abs_")
+
+
+@impl("abs_", "CompositeExplicitAutograd")
+def abs_(self: Tensor) -> Tensor:
+    if self._dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_inplace(self)
 
 
 @impl("add_.Scalar", "CompositeExplicitAutograd")

@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..keys import DispatchKey
 from ..keyset import full_after_bits, key_bits
+from ..math_bits import MATH_BITS, logical_values, to_physical
 from ..memory_format import strided
 from ..op_overload import namespace
 from ..tensor import Tensor, as_device, contiguous_strides
@@ -93,14 +94,18 @@ def like_strides(self: Tensor, memory_format: Any) -> tuple[int, ...]:
 
 
 def _copy_values(dst: Tensor, src: Tensor) -> None:
-    """Write src's values (broadcast, converted) into dst; both on CPU."""
+    """Write src's values (broadcast, converted) into dst; both on CPU. The conjugate / negative bits of both
+    are honoured (copy_ and clone are fallthroughs of those keys: they materialize them, math_bits.py)."""
     if not dst._data.size:
         return
+    values = src._data
+    if (src._key_set | dst._key_set) & MATH_BITS:
+        values = to_physical(dst, logical_values(src))
     if dst._dtype is src._dtype:
-        dst._data[...] = src._data
+        dst._data[...] = values
         return
     with np.errstate(over="ignore", invalid="ignore"):  # C casts: overflow gives inf / wraps, silently
-        dst._data[...] = src._data
+        dst._data[...] = values
 
 
 # --- clone / _to_copy / copy_ -----------------------------------------------------------------------

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import dtypes as _dtypes
+from ..math_bits import resolved
 from ..memory_format import strided
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
@@ -136,6 +137,7 @@ def _addmm_like(self: Tensor, prod: np.ndarray, k: int, beta: Any, alpha: Any, d
 
 @impl("mm", "CPU", "Meta")
 def mm(self: Tensor, mat2: Tensor) -> Tensor:
+    self, mat2 = resolved(self), resolved(mat2)  # a Conjugate fallthrough: the kernel reads conj inputs itself
     if self.dim() != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.dim() != 2:
@@ -187,6 +189,7 @@ def _bmm_cpu_checks(kernel: str, batch1: Tensor, batch2: Tensor) -> None:
 
 @impl("bmm", "CPU", "Meta")
 def bmm(self: Tensor, mat2: Tensor) -> Tensor:
+    self, mat2 = resolved(self), resolved(mat2)
     shape = _bmm_checks(self, mat2)
     _bmm_cpu_checks("bmm", self, mat2)
     d = mat2._dtype
@@ -213,6 +216,7 @@ def _addmm_cpu_checks(d: _dt.dtype, shape: tuple[int, int], k: int, beta: Any) -
 
 @impl("addmm", "CPU", "Meta")
 def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    self, mat1, mat2 = resolved(self), resolved(mat1), resolved(mat2)
     if self._dtype is not mat2._dtype:
         raise RuntimeError(
             f"self and mat2 must have the same dtype, but got {scalar_type_name(self._dtype)} and "
@@ -250,6 +254,7 @@ def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any
 
 @impl("baddbmm", "CPU", "Meta")
 def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    self, batch1, batch2 = resolved(self), resolved(batch1), resolved(batch2)
     expand_size(self, (_size(batch1, 0), _size(batch1, 1), _size(batch2, 2)))
     if self._dtype is not batch1._dtype:
         raise RuntimeError(
@@ -291,6 +296,7 @@ def mv(self: Tensor, vec: Tensor) -> Tensor:
 
 @impl("dot", "CPU", "Meta")
 def dot(self: Tensor, tensor: Tensor) -> Tensor:
+    self, tensor = resolved(self), resolved(tensor)
     if self.dim() != 1 or tensor.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {tensor.dim()}D tensors")
     if self._dtype is not tensor._dtype:
@@ -395,6 +401,7 @@ def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha
 @impl("vdot", "CPU", "Meta")
 def vdot(self: Tensor, other: Tensor) -> Tensor:
     """``dot`` with ``self`` conjugated (the same as ``dot`` for real dtypes)."""
+    self, other = resolved(self), resolved(other)
     if self._dtype.is_complex and self._data is not None:
         return dot(Tensor._wrap_contiguous(np.ascontiguousarray(np.conj(self._data)), self._dtype), other)
     return dot(self, other)

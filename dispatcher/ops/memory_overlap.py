@@ -49,6 +49,7 @@ def _check_no_partial_overlap(self: Tensor, src: Tensor) -> None:
 CHECKS_INTERNAL_OVERLAP = frozenset({
     "add_.Scalar", "mul_.Scalar", "div_.Scalar", "bernoulli_.float", "fill_.Tensor", "logical_not_", "logical_and_",
     "logical_or_", "logical_xor_", "masked_scatter_", "normal_", "uniform_", "relu_",
+    "conj_physical_",
 })
 
 

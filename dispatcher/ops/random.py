@@ -33,12 +33,24 @@ def _random_fill(out: Tensor, kind: str, generator: Any = None) -> Tensor:
     if out._data is None or out._data.size == 0:
         return out
     shape = out._shape
+    if out._dtype.is_complex:  # both parts drawn, as torch draws into view_as_real(out); randn: variance 1/2 each
+        shape = tuple(shape) + (2,)
 
     def draw(rng: np.random.Generator) -> np.ndarray:
         return rng.standard_normal(shape) if kind == "normal" else rng.random(shape)
 
-    out._data[...] = _generator(generator).draw(draw).astype(out._dtype.np_dtype)
+    values = _generator(generator).draw(draw)
+    if out._dtype.is_complex:
+        values = _pairs_to_complex(values, 1 / math.sqrt(2) if kind == "normal" else 1.0)
+    out._data[...] = values.astype(out._dtype.np_dtype)
     return out
+
+
+def _pairs_to_complex(pairs: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """(..., 2) real draws as complex numbers (torch fills a complex tensor through its real view)."""
+    if scale != 1.0:
+        pairs = pairs * scale
+    return pairs[..., 0] + 1j * pairs[..., 1]
 
 
 def _check_random_dtype(kind: str, out: Tensor) -> None:
@@ -117,6 +129,10 @@ def _fill(self: Tensor, generator: Any, draw: Any) -> Tensor:
     if data is None or data.size == 0:
         return self
     shape = self._shape
+    if self._dtype.is_complex:  # drawn through the real view (torch: uniform_ / normal_ of view_as_real(self))
+        pairs = np.asarray(_generator(generator).draw(lambda rng: draw(rng, tuple(shape) + (2,))))
+        data[...] = _pairs_to_complex(pairs).astype(self._dtype.np_dtype)
+        return self
     data[...] = np.asarray(_generator(generator).draw(lambda rng: draw(rng, shape))).astype(self._dtype.np_dtype)
     return self
 
@@ -143,6 +159,8 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     _check_random_dtype("normal", self)
+    if self._dtype.is_complex:  # torch: normal_(view_as_real(self), mean, std / sqrt(2))
+        std = std / math.sqrt(2)
     return _fill(self, generator, lambda rng, shape: rng.normal(mean, std, shape))
 
 

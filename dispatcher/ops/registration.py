@@ -33,6 +33,7 @@ KERNEL_MODULES = (
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout", "recurrent", "recurrent_kernels",
     "storage", "views_dtype",
+    "complex",
 )
 
 _KIND_KEYS = {
@@ -113,6 +114,14 @@ def register_aten() -> Library:
     from .views_dtype import register_inplace_or_view  # wt-storage: view.dtype's non-differentiable view
 
     register_inplace_or_view(lib)
+    from ..library.core import fallthrough_kernel
+    from ..math_bits import CONJUGATE_FALLTHROUGH, NEGATIVE_FALLTHROUGH
+
+    for key, names, where in (("Conjugate", CONJUGATE_FALLTHROUGH, "ConjugateFallback.cpp"),
+                              ("Negative", NEGATIVE_FALLTHROUGH, "NegateFallback.cpp")):
+        for name in names:
+            if name in listed:  # the per-op fallthroughs of the math-bit keys (math_bits.py)
+                lib.impl(name, fallthrough_kernel, key, debug=f"registered at dispatcher/math_bits.py({where})")
     ATEN = lib
     from .tensor_info import register_jit_ops  # TorchScript's metadata ops (aten::sym_size, prim::device, ...)
 

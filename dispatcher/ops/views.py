@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..math_bits import copy_bits
 from ..op_overload import namespace
 from ..storage import share_dataless
 from ..tensor import Tensor, contiguous_strides
@@ -129,7 +130,8 @@ def view(self: Tensor, size: list[int]) -> Tensor:
 def _unsafe_view(self: Tensor, size: list[int]) -> Tensor:
     """Like ``view``, but the result is not a view to autograd (no ``_base``, its own version counter)."""
     shape, stride = _view_geometry(self, size)
-    return Tensor._from_storage(self._storage, shape, stride, self._storage_offset, self._dtype, self._device)
+    out = Tensor._from_storage(self._storage, shape, stride, self._storage_offset, self._dtype, self._device)
+    return copy_bits(out, self)
 
 
 # --- adding / removing / reordering dims ------------------------------------------------------------
@@ -378,7 +380,7 @@ def detach(self: Tensor) -> Tensor:
     out._version_counter = self._version_counter
     if self._data is None:  # a meta tensor: the same (data-less) storage, as torch's shared StorageImpl
         share_dataless(out, self)
-    return out
+    return copy_bits(out, self)
 
 
 # --- multi-output views ------------------------------------------------------------------------------

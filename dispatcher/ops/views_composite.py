@@ -6,7 +6,7 @@ Corresponds to aten/src/ATen/native/TensorShape.cpp (``reshape`` -> ``view`` or 
 ``flatten``, ``chunk`` -> ``split``, ``movedim`` -> ``permute`` (or ``alias`` for a 0-dim tensor), ``tensor_split``
 -> ``slice``, ``numpy_T``, ``matrix_H``, ``mT``, ``mH``, ``adjoint``) and ExpandUtils.h (``broadcast_tensors``).
 They run above autograd, so autograd, modes and post-dispatch graphs see the ops they call; a pre-dispatch trace
-records them whole. Tensors here are never complex, so the conjugating forms transpose like ``mT``. Deprecated
+records them whole. The conjugating forms (``mH`` / ``H`` / ``adjoint``) end with ``_conj`` for a complex tensor. Deprecated
 uses warn once per process, as TORCH_WARN_ONCE.
 """
 
@@ -263,7 +263,13 @@ def _adjoint(self: Tensor, name: str) -> Tensor:
     n = len(self._shape)
     if n == 1:
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor.")
-    return self if n == 0 else _op("transpose.int")(self, -2, -1)
+    out = self if n == 0 else _op("transpose.int")(self, -2, -1)
+    return _conj_if_complex(out) if name != "mT" else out
+
+
+def _conj_if_complex(t: Tensor) -> Tensor:
+    """``Tensor::conj`` (inlined in torch: ``_conj`` for a complex tensor, the tensor itself otherwise)."""
+    return _op("_conj")(t) if t._dtype.is_complex else t
 
 
 @impl("mT", "CompositeImplicitAutograd")
@@ -295,7 +301,7 @@ def matrix_H(self: Tensor) -> Tensor:  # noqa: N802
     if n not in (0, 2):
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor."
                            + (" For batches of matrices, consider using tensor.mH" if n > 2 else ""))
-    return self if n == 0 else _op("transpose.int")(self, -2, -1)
+    return _conj_if_complex(self if n == 0 else _op("transpose.int")(self, -2, -1))
 
 
 @impl("unsafe_chunk", "CompositeImplicitAutograd")

@@ -44,6 +44,7 @@ from . import (  # noqa: F401 - each module registers its formulas when imported
     arithmetic,
     attention,
     comparison,
+    complex,
     conversions,
     convolution,
     dropout,

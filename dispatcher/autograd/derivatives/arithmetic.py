@@ -20,7 +20,7 @@ from ... import dtypes as _dt
 from ...memory_format import preserve_format
 from ...op_overload import namespace
 from ..function import derivative
-from .cpp_idioms import _options, _rsub, _scaled, _subclass_like
+from .cpp_idioms import _conj, _handle_r_to_c, _options, _rsub, _scaled, _subclass_like
 from .inplace_formulas import inplace_of
 from .not_implemented import register_not_implemented
 
@@ -75,9 +75,17 @@ def _rsub_scalar(ctx, grads, needs):
 
 @derivative("mul.Tensor", "MulBackward0", ("self", "other"), save_inputs=("self", "other"))
 def _mul(ctx, grads, needs):
+    # mul_tensor_backward: grad * other.conj() (conj: nothing for real tensors), real part for a real input
     g = grads[0]
-    other = aten.mul.Tensor(g, ctx.self) if needs[1] else None
-    return (aten.mul.Tensor(g, ctx.other) if needs[0] else None, other)
+    other = None
+    if needs[1]:  # (saved tensors are read in the order the previous formula read them: self, then other)
+        other = aten.mul.Tensor(g, _conj(ctx.self))
+    grad_self = aten.mul.Tensor(g, _conj(ctx.other)) if needs[0] else None
+    if other is not None:
+        other = _handle_r_to_c(ctx.other._dtype, other)
+    if grad_self is not None and needs[1]:  # (self is saved only then; otherwise validate_outputs casts)
+        grad_self = _handle_r_to_c(ctx.self._dtype, grad_self)
+    return (grad_self, other)
 
 
 inplace_of("mul_.Tensor", "mul.Tensor", clone_self_for=(1,))  # other's gradient is grad * original self

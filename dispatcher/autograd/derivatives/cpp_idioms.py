@@ -64,3 +64,18 @@ def _wrap(dim: int, ndim: int) -> int:
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim + n if dim < 0 else dim
+
+
+def _conj(t: Any) -> Any:
+    """``t.conj()`` (``Tensor::conj``, inlined in torch): ``_conj`` for a complex tensor, ``t`` itself otherwise, so
+    formulas of real tensors record no extra op."""
+    if t is None or not getattr(t, "_dtype", None) or not t._dtype.is_complex:
+        return t
+    return aten._conj.default(t)
+
+
+def _handle_r_to_c(self_dtype: Any, grad: Any) -> Any:
+    """``handle_r_to_c``: the real part of a complex gradient flowing to a real input."""
+    if grad is not None and not self_dtype.is_complex and grad._dtype.is_complex:
+        return aten.real.default(grad)
+    return grad

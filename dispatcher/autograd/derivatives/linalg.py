@@ -14,7 +14,7 @@ from typing import Any
 
 from ...op_overload import namespace
 from ..function import derivative
-from .cpp_idioms import _scaled
+from .cpp_idioms import _conj, _scaled
 
 aten = namespace("aten")
 
@@ -29,15 +29,15 @@ def _column_major(geometry: Any) -> bool:
 def mm_mat1_backward(grad: Any, mat2: Any, mat1: Any, alpha: Any) -> Any:
     """FunctionsManual's ``mm_mat1_backward``: a column-major mat1 gets its gradient column-major too."""
     if _column_major(mat1):
-        return _scaled(aten.t.default(aten.mm.default(mat2, aten.t.default(grad))), alpha)
-    return _scaled(aten.mm.default(grad, aten.t.default(mat2)), alpha)
+        return _scaled(aten.t.default(aten.mm.default(_conj(mat2), aten.t.default(grad))), alpha)
+    return _scaled(aten.mm.default(grad, _conj(aten.t.default(mat2))), alpha)
 
 
 def mm_mat2_backward(grad: Any, mat1: Any, mat2: Any, alpha: Any) -> Any:
     """FunctionsManual's ``mm_mat2_backward``: a column-major mat2 gets its gradient column-major too."""
     if _column_major(mat2):
-        return _scaled(aten.t.default(aten.mm.default(aten.t.default(grad), mat1)), alpha)
-    return _scaled(aten.mm.default(aten.t.default(mat1), grad), alpha)
+        return _scaled(aten.t.default(aten.mm.default(aten.t.default(grad), _conj(mat1))), alpha)
+    return _scaled(aten.mm.default(_conj(aten.t.default(mat1)), grad), alpha)
 
 
 @derivative("mm", "MmBackward0", ("self", "mat2"), save_inputs=("self", "mat2"))

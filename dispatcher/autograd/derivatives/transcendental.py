@@ -17,7 +17,7 @@ from typing import Any
 from ...op_overload import namespace
 from ..function import derivative
 from ..grad_mode import is_grad_enabled
-from .cpp_idioms import _options, _subclass_like
+from .cpp_idioms import _conj, _options, _subclass_like
 from .cpp_idioms import _rsub as _rsub_scalar
 from .inplace_formulas import inplace_of
 from .not_implemented import register_not_implemented
@@ -35,7 +35,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 @derivative("exp", "ExpBackward0", ("self",), save_outputs=(0,))
 def _exp(ctx, grads, needs):
-    return (aten.mul.Tensor(grads[0], ctx.result),)
+    return (aten.mul.Tensor(grads[0], _conj(ctx.result)),)  # grad * result.conj()
 
 
 inplace_of("exp_", "exp")  # grad * result
@@ -111,7 +111,7 @@ def _erfinv(ctx, grads, needs):
 
 @derivative("sin", "SinBackward0", ("self",), save_inputs=("self",))
 def _sin(ctx, grads, needs):
-    return (aten.mul.Tensor(grads[0], aten.cos.default(ctx.self)),)
+    return (aten.mul.Tensor(grads[0], _conj(aten.cos.default(ctx.self))),)  # grad * self.cos().conj()
 
 
 inplace_of("sin_", "sin", clone_self_for=(0,))
@@ -119,7 +119,7 @@ inplace_of("sin_", "sin", clone_self_for=(0,))
 
 @derivative("cos", "CosBackward0", ("self",), save_inputs=("self",))
 def _cos(ctx, grads, needs):
-    return (aten.mul.Tensor(grads[0], aten.neg.default(aten.sin.default(ctx.self))),)
+    return (aten.mul.Tensor(grads[0], aten.neg.default(_conj(aten.sin.default(ctx.self)))),)  # -self.sin().conj()
 
 
 inplace_of("cos_", "cos", clone_self_for=(0,))
