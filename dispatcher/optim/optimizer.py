@@ -68,6 +68,24 @@ def _to_scalar(x: Any) -> Any:
     return x
 
 
+_HYPERPARAMETER_LABELS = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def _check_lr_elements(lr: Any) -> None:
+    """Torch's constructor check of a tensor learning rate."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
+def _check_nonnegative(*, nan_passes: bool = False, **values: Any) -> None:
+    """Torch's constructor checks ``if not 0.0 <= value: raise ValueError(f"Invalid {label}: {value}")``, in the
+    order given (``lr`` is "learning rate", ``eps`` "epsilon value", any other ``name`` "name value"). With
+    ``nan_passes`` the test is SGD's ``value < 0.0``, which lets a NaN through."""
+    for name, value in values.items():
+        if (value < 0.0) if nan_passes else not 0.0 <= value:
+            raise ValueError(f"Invalid {_HYPERPARAMETER_LABELS.get(name, name + ' value')}: {value}")
+
+
 class Optimizer:
     """Base class of the optimizers: ``param_groups`` (dicts with ``params`` and the options) and ``state``."""
 
