@@ -66,3 +66,77 @@ def same_error(torch: Any, expr: str, make_inputs: Any) -> None:
         eval(expr, make_inputs(D))  # noqa: S307 - test table
     assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
     assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+def _no_marks(config: str, name: str) -> list[Any]:
+    return []
+
+
+def program_tests(programs: dict[str, tuple], backward_programs: dict[str, tuple], *,
+                  traced_only: dict[str, tuple] | None = None,
+                  trace: Any = None,
+                  marks: Any = _no_marks,
+                  skip_targets: Any = frozenset(),
+                  no_compile: Any = frozenset(),
+                  targets: Any = None) -> dict[str, Any]:
+    """The six tests every op-coverage file runs over its program tables, for ``globals().update(...)``:
+
+    ``test_same_targets_as_torch`` (every config x every program), ``test_post_dispatch_code_matches_torch``,
+    ``test_replay_on_fresh_inputs_matches_eager`` ("post" and "core", forward programs),
+    ``test_eager_values_match_torch``, ``test_gradients_match_torch`` (the backward programs) and
+    ``test_compile_numpy_backend_matches_eager``; inputs are ``C.arrays(shapes, seed)`` with seeds 0 (traces),
+    1 (replays), 5 (eager values), 3 (gradients) and 4 (compile).
+
+    ``traced_only``: more programs only traced (the first two tests); ``trace(torch, prog, shapes, rg, config)``
+    replaces the seed-0 ``trace_both``; ``marks(config, name)`` gives the marks of the first test (``config``) and
+    the second (``"code"``); ``skip_targets`` the (config, name) pairs the first test leaves out; ``no_compile`` the
+    programs the last leaves out; ``targets(gm)`` our graph's targets in the first test (``C.targets``)."""
+    every = {**programs, **backward_programs, **(traced_only or {})}
+
+    def trace_pair(torch: Any, prog: Any, shapes: list, rg: tuple[int, ...], config: str) -> tuple[Any, Any]:
+        if trace is not None:
+            return trace(torch, prog, shapes, rg, config)
+        return trace_both(torch, prog, C.arrays(shapes, 0), rg, config)
+
+    ours = targets or C.targets
+
+    @pytest.mark.parametrize(("config", "name"), [pytest.param(c, n, marks=marks(c, n))
+                                                  for c in CONFIGS for n in sorted(every)
+                                                  if (c, n) not in skip_targets])
+    def test_same_targets_as_torch(torch: Any, config: str, name: str) -> None:
+        prog, shapes, rg = every[name]
+        gm_t, gm_o = trace_pair(torch, prog, shapes, rg, config)
+        assert ours(gm_o) == C.targets(gm_t)
+        gm_o.graph.lint()
+
+    @pytest.mark.parametrize("name", [pytest.param(n, marks=marks("code", n)) for n in sorted(every)])
+    def test_post_dispatch_code_matches_torch(torch: Any, name: str) -> None:
+        prog, shapes, rg = every[name]
+        gm_t, gm_o = trace_pair(torch, prog, shapes, rg, "post")
+        assert gm_o.code.strip() == gm_t.code.strip()
+
+    @pytest.mark.parametrize(("config", "name"), [(c, n) for c in ("post", "core") for n in sorted(programs)])
+    def test_replay_on_fresh_inputs_matches_eager(torch: Any, config: str, name: str) -> None:
+        prog, shapes, rg = programs[name]
+        _, gm_o = trace_pair(torch, prog, shapes, rg, config)
+        replay_matches_eager(gm_o, prog, C.arrays(shapes, 1), rg)
+
+    @pytest.mark.parametrize("name", sorted(programs))
+    def test_eager_values_match_torch(torch: Any, name: str) -> None:
+        prog, shapes, rg = programs[name]
+        same_eager_results(torch, prog, C.arrays(shapes, 5), rg)
+
+    @pytest.mark.parametrize("name", sorted(backward_programs))
+    def test_gradients_match_torch(torch: Any, name: str) -> None:
+        prog, shapes, rg = backward_programs[name]
+        same_eager_results(torch, prog, C.arrays(shapes, 3), rg)
+
+    @pytest.mark.parametrize("name", sorted(set(programs) - set(no_compile)))
+    def test_compile_numpy_backend_matches_eager(name: str) -> None:
+        prog, shapes, rg = programs[name]
+        compile_matches_eager(prog, C.arrays(shapes, 4), rg)
+
+    tests = [test_same_targets_as_torch, test_post_dispatch_code_matches_torch,
+             test_replay_on_fresh_inputs_matches_eager, test_eager_values_match_torch, test_gradients_match_torch,
+             test_compile_numpy_backend_matches_eager]
+    return {t.__name__: t for t in tests}
