@@ -180,3 +180,28 @@ def check_same_error(torch: Any, make: Callable[[Any], Any], make_inputs: Callab
         m_o(*a_o)
     assert type(e_o.value).__name__ == type(e_t.value).__name__
     assert str(e_o.value) == str(e_t.value)
+
+
+def regression_batch(L: Any, seed: int) -> list:
+    """``[x, y]``: a (5, 3) input and a (5, 2) target of library ``L``, float32 normal draws of ``seed``."""
+    rng = np.random.default_rng(seed)
+    return [L.tensor(rng.standard_normal((5, 3)).astype(np.float32)),
+            L.tensor(rng.standard_normal((5, 2)).astype(np.float32))]
+
+
+def mlp_training_step(L: Any, make_optimizer: Callable[[Any], Any]) -> tuple[Any, Any, Callable[..., Any]]:
+    """``(model, opt, step)``: Linear(3, 4) - Tanh - Linear(4, 2) built after ``manual_seed(0)``, the optimizer
+    ``make_optimizer(model.parameters())`` and ``step(x, y)``: MSE loss, backward, ``opt.step()``, ``zero_grad()``."""
+    nn = L.nn
+    L.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+    opt = make_optimizer(model.parameters())
+
+    def step(x, y):  # (no annotations: torch's generated code would copy a return annotation, `-> _Any_`)
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+
+    return model, opt, step
