@@ -156,3 +156,26 @@ def program_tests(programs: dict[str, tuple], backward_programs: dict[str, tuple
              test_replay_on_fresh_inputs_matches_eager, test_eager_values_match_torch, test_gradients_match_torch,
              test_compile_numpy_backend_matches_eager]
     return {t.__name__: t for t in tests}
+
+
+def torch_function_names(torch: Any, shape: tuple[int, ...], calls: Any) -> list[str]:
+    """The names of the functions a TorchFunctionMode sees while ``calls(T, x)`` runs (``x = T.ones(*shape)``, made
+    before the mode), torch's; ours are asserted to be the same."""
+    from torch.overrides import TorchFunctionMode
+
+    def run(T: Any, mode_cls: Any) -> list[str]:
+        seen: list[str] = []
+
+        class Log(mode_cls):
+            def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+                seen.append(getattr(func, "__name__", str(func)))
+                return func(*args, **(kwargs or {}))
+
+        x = T.ones(*shape)
+        with Log():
+            calls(T, x)
+        return seen
+
+    want = run(torch, TorchFunctionMode)
+    assert run(D, D.TorchFunctionMode) == want
+    return want

@@ -370,27 +370,14 @@ def test_sdpa_and_one_hot_errors_match_torch(torch: Any, expr: str) -> None:
 
 
 def test_torch_function_mode_sees_the_functions_and_methods(torch: Any) -> None:
-    def run(T: Any, mode_cls: Any) -> list[str]:
-        seen: list[str] = []
+    def calls(T: Any, x: Any) -> None:
+        T.nn.functional.scaled_dot_product_attention(x, x, x)
+        T.einsum("abij->abji", x)
+        T.lerp(x, x, 0.5)
+        x.lerp(x, 0.5)
+        T.nn.functional.one_hot(T.zeros(2, dtype=T.int64), 3)
 
-        class Log(mode_cls):
-            def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-                seen.append(getattr(func, "__name__", str(func)))
-                return func(*args, **(kwargs or {}))
-
-        x = T.ones(1, 1, 3, 4)
-        with Log():
-            T.nn.functional.scaled_dot_product_attention(x, x, x)
-            T.einsum("abij->abji", x)
-            T.lerp(x, x, 0.5)
-            x.lerp(x, 0.5)
-            T.nn.functional.one_hot(T.zeros(2, dtype=T.int64), 3)
-        return seen
-
-    from torch.overrides import TorchFunctionMode
-
-    want = run(torch, TorchFunctionMode)
-    assert run(D, D.TorchFunctionMode) == want
+    want = K.torch_function_names(torch, (1, 1, 3, 4), calls)
     assert want[:3] == ["scaled_dot_product_attention", "einsum", "lerp"]
 
 

@@ -244,34 +244,21 @@ def test_binding_errors_match_torch(torch: Any, expr: str) -> None:
 
 
 def test_torch_function_mode_sees_the_functions_and_methods(torch: Any) -> None:
-    def run(T: Any, mode_cls: Any) -> list[str]:
-        seen: list[str] = []
+    def calls(T: Any, x: Any) -> None:
+        T.diagonal(x, 1)
+        x.diag()
+        T.diag_embed(x)
+        T.movedim(x, 0, 1)
+        x.swapaxes(0, 1)
+        T.unflatten(x, 1, (2, 2))
+        T.tensor_split(x, 2)
+        T.hstack([x, x])
+        T.vstack([x, x])
+        T.index_copy(x, 0, T.zeros(1, dtype=T.int64), x[:1])
+        x.index_fill(0, T.zeros(1, dtype=T.int64), 1)
+        T.masked_select(x, x > 0)
 
-        class Log(mode_cls):
-            def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-                seen.append(getattr(func, "__name__", str(func)))
-                return func(*args, **(kwargs or {}))
-
-        x = T.ones(3, 4)
-        with Log():
-            T.diagonal(x, 1)
-            x.diag()
-            T.diag_embed(x)
-            T.movedim(x, 0, 1)
-            x.swapaxes(0, 1)
-            T.unflatten(x, 1, (2, 2))
-            T.tensor_split(x, 2)
-            T.hstack([x, x])
-            T.vstack([x, x])
-            T.index_copy(x, 0, T.zeros(1, dtype=T.int64), x[:1])
-            x.index_fill(0, T.zeros(1, dtype=T.int64), 1)
-            T.masked_select(x, x > 0)
-        return seen
-
-    from torch.overrides import TorchFunctionMode
-
-    want = run(torch, TorchFunctionMode)
-    assert run(D, D.TorchFunctionMode) == want
+    want = K.torch_function_names(torch, (3, 4), calls)
     assert want[:3] == ["diagonal", "diag", "diag_embed"]
 
 

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-import dispatcher as D
 from tests import op_program_checks as K
 from tests.test_frontend import _run_both, _split, make_inputs
 
@@ -233,45 +232,32 @@ def test_binding_errors_match_torch(torch: Any, expr: str) -> None:
 
 
 def test_torch_function_mode_sees_the_functions_and_methods(torch: Any) -> None:
-    def run(T: Any, mode_cls: Any) -> list[str]:
+    def calls(T: Any, x: Any) -> None:
         F = T.nn.functional  # noqa: N806
-        seen: list[str] = []
+        T.tril(x, 1)
+        x.triu()
+        x.var(1)
+        T.std(x)
+        T.var_mean(x, 0)
+        T.std_mean(x)
+        T.logsumexp(x, 1)
+        x.logsumexp(0)
+        x.norm()
+        T.norm(x, dim=1)
+        T.flip(x, [0])
+        x.cumsum(1)
+        T.prod(x, 0)
+        x.all()
+        T.topk(x, 2)
+        x.sort()
+        T.argsort(x)
+        T.roll(x, 1)
+        x.repeat(2, 1)
+        T.tile(x, (2,))
+        T.outer(x[0], x[1])
+        x.narrow(0, 0, 1)
+        F.pad(x, (1, 1))
+        F.normalize(x)
 
-        class Log(mode_cls):
-            def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-                seen.append(getattr(func, "__name__", str(func)))
-                return func(*args, **(kwargs or {}))
-
-        x = T.ones(3, 4)
-        with Log():
-            T.tril(x, 1)
-            x.triu()
-            x.var(1)
-            T.std(x)
-            T.var_mean(x, 0)
-            T.std_mean(x)
-            T.logsumexp(x, 1)
-            x.logsumexp(0)
-            x.norm()
-            T.norm(x, dim=1)
-            T.flip(x, [0])
-            x.cumsum(1)
-            T.prod(x, 0)
-            x.all()
-            T.topk(x, 2)
-            x.sort()
-            T.argsort(x)
-            T.roll(x, 1)
-            x.repeat(2, 1)
-            T.tile(x, (2,))
-            T.outer(x[0], x[1])
-            x.narrow(0, 0, 1)
-            F.pad(x, (1, 1))
-            F.normalize(x)
-        return seen
-
-    from torch.overrides import TorchFunctionMode
-
-    want = run(torch, TorchFunctionMode)
-    assert run(D, D.TorchFunctionMode) == want
+    want = K.torch_function_names(torch, (3, 4), calls)
     assert want[:2] == ["tril", "triu"]
