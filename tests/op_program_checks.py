@@ -179,3 +179,20 @@ def torch_function_names(torch: Any, shape: tuple[int, ...], calls: Any) -> list
     want = run(torch, TorchFunctionMode)
     assert run(D, D.TorchFunctionMode) == want
     return want
+
+
+def same_graph_and_replay(torch: Any, programs: Any, name: str, config: str) -> tuple[Any, Any, list, tuple]:
+    """Program ``name`` of the table ``programs(T, F) -> {name: (fn, shapes, rg)}``, traced by both libraries in
+    ``config``: the same targets (and code in "post" / "core"), a graph that lints, and our graph on fresh (seed 1)
+    inputs (requiring grad in "pre" only) equal to our eager result. Returns ``(torch's fn, ours, shapes, rg)``."""
+    f_t, shapes, rg = programs(torch, torch.nn.functional)[name]
+    f_o = programs(D, DF)[name][0]
+    gm_t, gm_o = trace_both(torch, lambda T, F: f_t if T is torch else f_o, C.arrays(shapes, 0), rg, config)
+    assert C.targets(gm_o) == C.targets(gm_t)
+    if config in ("post", "core"):
+        assert gm_o.code == gm_t.code
+    gm_o.graph.lint()
+    fresh = C.arrays(shapes, 1)
+    expected = C.to_np(f_o(*C.inputs(D, fresh, rg)))
+    C.assert_close(expected, C.to_np(gm_o(*C.inputs(D, fresh, rg if config == "pre" else ()))))
+    return f_t, f_o, shapes, rg

@@ -22,7 +22,6 @@ import pytest
 
 import dispatcher as D
 import dispatcher.nn.functional as DF
-from tests import corpus as C
 from tests import op_program_checks as K
 from tracer import make_fx
 from tracer.decompositions import core_aten_decompositions
@@ -187,23 +186,10 @@ def _programs(T: Any, F: Any) -> dict[str, tuple[Any, list, tuple[int, ...]]]:
 _NAMES = sorted(_programs(D, DF))
 
 
-def _inputs(lib: Any, shapes: list, rg: tuple[int, ...], seed: int) -> list:
-    return C.inputs(lib, C.arrays(shapes, seed), rg)
-
-
 @pytest.mark.parametrize("config", list(K.CONFIGS))
 @pytest.mark.parametrize("name", _NAMES)
 def test_same_graph_as_torch_and_replays(torch: Any, name: str, config: str) -> None:
-    f_t, shapes, rg = _programs(torch, torch.nn.functional)[name]
-    f_o = _programs(D, DF)[name][0]
-    gm_t, gm_o = K.trace_both(torch, lambda T, F: f_t if T is torch else f_o, C.arrays(shapes, 0), rg, config)
-    assert C.targets(gm_o) == C.targets(gm_t)
-    if config in ("post", "core"):
-        assert gm_o.code == gm_t.code
-    gm_o.graph.lint()
-    expected = C.to_np(f_o(*_inputs(D, shapes, rg, 1)))
-    got = C.to_np(gm_o(*_inputs(D, shapes, rg if config == "pre" else (), 1)))
-    C.assert_close(expected, got)
+    K.same_graph_and_replay(torch, _programs, name, config)
 
 
 def test_detach_under_a_decomposition_table_is_not_a_view(torch: Any) -> None:
