@@ -20,9 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes
-from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
-from .optimizer import Optimizer, _check_nonnegative, _to_scalar, _use_grad_for_differentiable
+from .optimizer import Optimizer, _check_nonnegative, _closure_loss, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adam", "AdamW", "adam", "adamw"]
 
@@ -116,10 +115,7 @@ class Adam(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; ``closure`` re-evaluates the loss first."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params_with_grad: list[Tensor] = []
             grads: list[Tensor] = []

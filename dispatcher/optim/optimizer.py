@@ -61,6 +61,14 @@ def _use_grad_for_differentiable(func: Callable[..., Any]) -> Callable[..., Any]
     return _use_grad
 
 
+def _closure_loss(closure: Callable[[], Any] | None) -> Any:
+    """The start of every ``step``: ``closure()`` run with grad mode on (its loss), or None without a closure."""
+    if closure is None:
+        return None
+    with grad_mode.enable_grad():
+        return closure()
+
+
 def _to_scalar(x: Any) -> Any:
     """A hyperparameter given as a 1-element tensor becomes 0-d; a number stays a number."""
     if isinstance(x, Tensor) and x.dim() != 0:
@@ -203,18 +211,12 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of the optimized tensors: to None, or (``set_to_none=False``) to zeros in place."""
+        from ..nn.module import _reset_grad
+
         with record_function(self._zero_grad_profile_name):
             for group in self.param_groups:
                 for p in group["params"]:
-                    if p.grad is not None:
-                        if set_to_none:
-                            p.grad = None
-                        else:
-                            if p.grad.grad_fn is not None:
-                                p.grad.detach_()
-                            else:
-                                p.grad.requires_grad_(False)
-                            p.grad.zero_()
+                    _reset_grad(p, set_to_none)
 
     # --- state dict ------------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from .adam import _scalar_dtype, _unsupported
 from .optimizer import (
     Optimizer,
     _check_lr_elements,
     _check_nonnegative,
+    _closure_loss,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -48,10 +48,7 @@ class RMSprop(Optimizer):
         from .. import zeros, zeros_like
         from ..memory_format import preserve_format
 
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params, grads, square_avgs, grad_avgs, bufs, steps = [], [], [], [], [], []
             for p in group["params"]:

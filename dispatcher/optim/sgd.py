@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from .optimizer import (
     Optimizer,
     _check_lr_elements,
     _check_nonnegative,
+    _closure_loss,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -57,10 +57,7 @@ class SGD(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; ``closure`` re-evaluates the loss first."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params: list[Tensor] = []
             grads: list[Tensor] = []
