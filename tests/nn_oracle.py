@@ -205,3 +205,38 @@ def mlp_training_step(L: Any, make_optimizer: Callable[[Any], Any]) -> tuple[Any
         return loss
 
     return model, opt, step
+
+
+def wrap_module(L: Any, inner: Any, call: Callable[..., Any]) -> Any:
+    """A module of ``L`` holding ``inner`` (as ``m``) whose forward is ``call(m, *inputs)``."""
+    class Wrap(L.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.m = inner
+
+        def forward(self, *args: Any) -> Any:
+            return call(self.m, *args)
+
+    return Wrap()
+
+
+def same_error(torch: Any, fn: Callable[[Any], Any], *, first_line: bool = False) -> None:
+    """``fn(L)`` raises in torch and ours (warnings ignored): the same class (or class name) and message (its first
+    line with ``first_line``)."""
+    import warnings
+
+    import pytest
+
+    excs = []
+    for L in (torch, D):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Exception) as info:  # noqa: PT011 - compared below
+                fn(L)
+        excs.append(info.value)
+    e_t, e_o = excs
+    assert isinstance(e_o, type(e_t)) or type(e_o).__name__ == type(e_t).__name__, (e_t, e_o)
+    if first_line:
+        assert str(e_o).splitlines()[0] == str(e_t).splitlines()[0]
+    else:
+        assert str(e_o) == str(e_t)
