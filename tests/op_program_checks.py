@@ -196,3 +196,15 @@ def same_graph_and_replay(torch: Any, programs: Any, name: str, config: str) -> 
     expected = C.to_np(f_o(*C.inputs(D, fresh, rg)))
     C.assert_close(expected, C.to_np(gm_o(*C.inputs(D, fresh, rg if config == "pre" else ()))))
     return f_t, f_o, shapes, rg
+
+
+def recomputes_saved_inside(gm_t: Any, gm_o: Any) -> None:
+    """A pre-dispatch graph where torch bakes what autograd saved inside an op kept whole as a ``_tensor_constant``
+    and ours recomputes it (tracer/saved_inside.py): no ``get_attr`` in ours, torch's ops in order within ours (a
+    subsequence), plus the recomputing ones."""
+    assert [n for n in gm_t.graph.nodes if n.op == "get_attr"] != []
+    assert [n for n in gm_o.graph.nodes if n.op == "get_attr"] == []
+    ours, theirs = C.targets(gm_o), C.targets(gm_t)
+    it = iter(ours)
+    assert all(t in it for t in theirs), (theirs, ours)
+    assert len(ours) > len(theirs)

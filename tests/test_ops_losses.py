@@ -179,16 +179,6 @@ BACKWARD_PROGRAMS: dict[str, tuple[Callable[..., Any], list, tuple[int, ...]]] =
 _PRE_SAVED_INSIDE = {"regression_kl", "activations_backward", "contrastive"}
 
 
-def _assert_recomputes_saved_inside(gm_t: Any, gm_o: Any) -> None:
-    """No ``_tensor_constant`` where torch bakes one; torch's ops in order, plus the recomputing ones."""
-    assert [n for n in gm_t.graph.nodes if n.op == "get_attr"] != []
-    assert [n for n in gm_o.graph.nodes if n.op == "get_attr"] == []
-    ours, theirs = C.targets(gm_o), C.targets(gm_t)
-    it = iter(ours)
-    assert all(t in it for t in theirs), (theirs, ours)
-    assert len(ours) > len(theirs)
-
-
 def _trace_both(torch: Any, prog: Any, shapes: list, rg: tuple[int, ...], config: str) -> tuple[Any, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -197,7 +187,7 @@ def _trace_both(torch: Any, prog: Any, shapes: list, rg: tuple[int, ...], config
 
 def _same_targets(gm_t: Any, gm_o: Any, config: str, name: str) -> None:
     if config == "pre" and name in _PRE_SAVED_INSIDE:
-        _assert_recomputes_saved_inside(gm_t, gm_o)
+        K.recomputes_saved_inside(gm_t, gm_o)
     else:
         assert C.targets(gm_o) == C.targets(gm_t)
 
