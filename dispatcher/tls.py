@@ -176,17 +176,22 @@ def _infra_insert(stack: list[Any], mode: Any, key: int) -> None:
     stack.insert(pos, mode)
 
 
-def push_dispatch_mode(mode: Any) -> None:
-    """Push onto this thread's TorchDispatchMode stack; the first one turns Python dispatch on."""
-    s = per_thread.s
-    stack = s.dispatch_mode_stack
+def _push_mode(s: Any, stack: list, include: int, mode: Any) -> None:
+    """Push ``mode`` on ``stack`` (an infra mode, one with a ``_mode_key``, at its slot); the first one adds the
+    ``include`` keys to the thread's TLS include set."""
     if not stack:
-        s.included |= PYTHON_MODE_KEYS_RAW
+        s.included |= include
     key = getattr(mode, "_mode_key", None)
     if key is None:
         stack.append(mode)
     else:
         _infra_insert(stack, mode, key)
+
+
+def push_dispatch_mode(mode: Any) -> None:
+    """Push onto this thread's TorchDispatchMode stack; the first one turns Python dispatch on."""
+    s = per_thread.s
+    _push_mode(s, s.dispatch_mode_stack, PYTHON_MODE_KEYS_RAW, mode)
 
 
 def pop_dispatch_mode(mode_key: Any = None) -> Any:
@@ -214,14 +219,7 @@ def pop_dispatch_mode(mode_key: Any = None) -> Any:
 def push_pre_dispatch_mode(mode: Any) -> None:
     """Push onto this thread's pre-dispatch mode stack; the first one includes PreDispatch in TLS."""
     s = per_thread.s
-    stack = s.pre_dispatch_mode_stack
-    if not stack:
-        s.included |= PRE_DISPATCH_RAW
-    key = getattr(mode, "_mode_key", None)
-    if key is None:
-        stack.append(mode)
-    else:
-        _infra_insert(stack, mode, key)
+    _push_mode(s, s.pre_dispatch_mode_stack, PRE_DISPATCH_RAW, mode)
 
 
 def pop_pre_dispatch_mode(mode_key: Any = None) -> Any:

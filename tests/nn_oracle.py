@@ -180,3 +180,63 @@ def check_same_error(torch: Any, make: Callable[[Any], Any], make_inputs: Callab
         m_o(*a_o)
     assert type(e_o.value).__name__ == type(e_t.value).__name__
     assert str(e_o.value) == str(e_t.value)
+
+
+def regression_batch(L: Any, seed: int) -> list:
+    """``[x, y]``: a (5, 3) input and a (5, 2) target of library ``L``, float32 normal draws of ``seed``."""
+    rng = np.random.default_rng(seed)
+    return [L.tensor(rng.standard_normal((5, 3)).astype(np.float32)),
+            L.tensor(rng.standard_normal((5, 2)).astype(np.float32))]
+
+
+def mlp_training_step(L: Any, make_optimizer: Callable[[Any], Any]) -> tuple[Any, Any, Callable[..., Any]]:
+    """``(model, opt, step)``: Linear(3, 4) - Tanh - Linear(4, 2) built after ``manual_seed(0)``, the optimizer
+    ``make_optimizer(model.parameters())`` and ``step(x, y)``: MSE loss, backward, ``opt.step()``, ``zero_grad()``."""
+    nn = L.nn
+    L.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+    opt = make_optimizer(model.parameters())
+
+    def step(x, y):  # (no annotations: torch's generated code would copy a return annotation, `-> _Any_`)
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+
+    return model, opt, step
+
+
+def wrap_module(L: Any, inner: Any, call: Callable[..., Any]) -> Any:
+    """A module of ``L`` holding ``inner`` (as ``m``) whose forward is ``call(m, *inputs)``."""
+    class Wrap(L.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.m = inner
+
+        def forward(self, *args: Any) -> Any:
+            return call(self.m, *args)
+
+    return Wrap()
+
+
+def same_error(torch: Any, fn: Callable[[Any], Any], *, first_line: bool = False) -> None:
+    """``fn(L)`` raises in torch and ours (warnings ignored): the same class (or class name) and message (its first
+    line with ``first_line``)."""
+    import warnings
+
+    import pytest
+
+    excs = []
+    for L in (torch, D):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Exception) as info:  # noqa: PT011 - compared below
+                fn(L)
+        excs.append(info.value)
+    e_t, e_o = excs
+    assert isinstance(e_o, type(e_t)) or type(e_o).__name__ == type(e_t).__name__, (e_t, e_o)
+    if first_line:
+        assert str(e_o).splitlines()[0] == str(e_t).splitlines()[0]
+    else:
+        assert str(e_o) == str(e_t)

@@ -52,30 +52,13 @@ def _snapshot(args: Any, kwargs: dict) -> list[np.ndarray]:
     return out
 
 
-def record_ours_values(fn: Callable[[], Any]) -> tuple[list, list]:
-    """The aten calls (and their tensor arguments' values) a logging TorchDispatchMode sees here during ``fn()``."""
+def _record_values(mode_cls: type, fn: Callable[[], Any], quiet: bool) -> tuple[list, list]:
+    """The aten calls (and their tensor arguments' values) a logging ``mode_cls`` (a TorchDispatchMode) sees
+    during ``fn()`` (warnings ignored with ``quiet``)."""
     log: list = []
     values: list = []
 
-    class Log(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-            kwargs = kwargs or {}
-            log.append((str(func), _norm(list(args)), _norm_kwargs(str(func), kwargs)))
-            values.append(_snapshot(args, kwargs))
-            return func(*args, **kwargs)
-
-    with Log():
-        fn()
-    return log, values
-
-
-def record_torch_values(torch: Any, fn: Callable[[], Any]) -> tuple[list, list]:
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    log: list = []
-    values: list = []
-
-    class Log(TorchDispatchMode):
+    class Log(mode_cls):  # type: ignore[misc, valid-type]
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
             kwargs = kwargs or {}
             log.append((str(func), _norm(list(args)), _norm_kwargs(str(func), kwargs)))
@@ -83,10 +66,22 @@ def record_torch_values(torch: Any, fn: Callable[[], Any]) -> tuple[list, list]:
             return func(*args, **kwargs)
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        if quiet:
+            warnings.simplefilter("ignore")
         with Log():
             fn()
     return log, values
+
+
+def record_ours_values(fn: Callable[[], Any]) -> tuple[list, list]:
+    """The aten calls (and their tensor arguments' values) a logging TorchDispatchMode sees here during ``fn()``."""
+    return _record_values(TorchDispatchMode, fn, quiet=False)
+
+
+def record_torch_values(torch: Any, fn: Callable[[], Any]) -> tuple[list, list]:
+    from torch.utils._python_dispatch import TorchDispatchMode as TorchsMode
+
+    return _record_values(TorchsMode, fn, quiet=True)
 
 
 def _close(a: np.ndarray, b: np.ndarray, dtype: str) -> bool:

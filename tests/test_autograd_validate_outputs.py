@@ -19,8 +19,8 @@ import pytest
 import dispatcher as D
 import dispatcher.nn.functional as DF
 from tests import corpus as C
+from tests import op_program_checks as K
 from tracer import make_fx
-from tracer.decompositions import core_aten_decompositions
 
 
 def _programs(T: Any, F: Any) -> dict[str, tuple[Any, list, tuple[int, ...]]]:
@@ -73,33 +73,17 @@ def _programs(T: Any, F: Any) -> dict[str, tuple[Any, list, tuple[int, ...]]]:
 
 
 _NAMES = sorted(_programs(D, DF))
-_CONFIGS = {"post": {}, "pre": {"pre_dispatch": True}, "fake": {"tracing_mode": "fake"}, "core": {}}
 
 
 def _inputs(lib: Any, shapes: list, rg: tuple[int, ...], seed: int) -> list:
     return C.inputs(lib, C.arrays(shapes, seed), rg)
 
 
-@pytest.mark.parametrize("config", list(_CONFIGS))
+@pytest.mark.parametrize("config", list(K.CONFIGS))
 @pytest.mark.parametrize("name", _NAMES)
 def test_backward_graph_order_matches_torch(torch: Any, name: str, config: str) -> None:
-    from torch._decomp import core_aten_decompositions as torch_core
-    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
-
-    f_t, shapes, rg = _programs(torch, torch.nn.functional)[name]
-    f_o = _programs(D, DF)[name][0]
-    kw_t, kw_o = dict(_CONFIGS[config]), dict(_CONFIGS[config])
-    if config == "core":
-        kw_t["decomposition_table"], kw_o["decomposition_table"] = torch_core(), core_aten_decompositions()
-    gm_t = torch_make_fx(f_t, **kw_t)(*_inputs(torch, shapes, rg, 0))
-    gm_o = make_fx(f_o, **kw_o)(*_inputs(D, shapes, rg, 0))
-    assert C.targets(gm_o) == C.targets(gm_t)
-    if config in ("post", "core"):
-        assert gm_o.code == gm_t.code
-    gm_o.graph.lint()
+    f_t, f_o, shapes, rg = K.same_graph_and_replay(torch, _programs, name, config)
     expected = C.to_np(f_o(*_inputs(D, shapes, rg, 1)))
-    got = C.to_np(gm_o(*_inputs(D, shapes, rg if config == "pre" else (), 1)))
-    C.assert_close(expected, got)
     C.assert_close(C.to_np(f_t(*_inputs(torch, shapes, rg, 1))), expected)
 
 

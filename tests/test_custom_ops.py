@@ -12,7 +12,7 @@ import pytest
 
 import dispatcher as D
 from tests import corpus as C
-from tests.op_program_checks import CONFIGS
+from tests.op_program_checks import CONFIGS, trace_both
 
 NS = "dk_custom"
 
@@ -139,18 +139,7 @@ def test_fake_shapes(both, torch):
 @pytest.mark.parametrize("prog,shapes", [(p_sin, [(3, 4)]), (p_mutate, [(3,), (3,)]), (p_two_cube, [(3, 2)])],
                          ids=["sin", "mutate", "two_cube"])
 def test_make_fx_keeps_custom_ops_whole(both, torch, prog, shapes, config):
-    from torch._decomp import core_aten_decompositions as torch_core
-    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
-
-    from tracer import make_fx
-    from tracer.decompositions import core_aten_decompositions
-
-    kw_t, kw_o = dict(CONFIGS[config]), dict(CONFIGS[config])
-    if config == "core":
-        kw_t["decomposition_table"], kw_o["decomposition_table"] = torch_core(), core_aten_decompositions()
-    arrays = C.arrays(shapes, 0)
-    gm_t = torch_make_fx(prog(torch), **kw_t)(*C.inputs(torch, arrays, ()))
-    gm_o = make_fx(prog(D), **kw_o)(*C.inputs(D, arrays, ()))
+    gm_t, gm_o = trace_both(torch, prog, C.arrays(shapes, 0), (), config)
     assert gm_o.code == gm_t.code
     assert any(t.startswith("dk_custom.") for t in C.targets(gm_o))
     fresh = C.arrays(shapes, 1)
@@ -176,18 +165,7 @@ def p_joint(T: Any, F: Any = None) -> Any:
 
 @pytest.mark.parametrize("config", list(CONFIGS))
 def test_make_fx_joint_graph_through_the_registered_backward(both, torch, config):
-    from torch._decomp import core_aten_decompositions as torch_core
-    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
-
-    from tracer import make_fx
-    from tracer.decompositions import core_aten_decompositions
-
-    kw_t, kw_o = dict(CONFIGS[config]), dict(CONFIGS[config])
-    if config == "core":
-        kw_t["decomposition_table"], kw_o["decomposition_table"] = torch_core(), core_aten_decompositions()
-    arrays = C.arrays([(3,)], 0)
-    gm_t = torch_make_fx(p_joint(torch), **kw_t)(*C.inputs(torch, arrays, (0,)))
-    gm_o = make_fx(p_joint(D), **kw_o)(*C.inputs(D, arrays, (0,)))
+    gm_t, gm_o = trace_both(torch, p_joint, C.arrays([(3,)], 0), (0,), config)
     assert gm_o.code == gm_t.code
     assert "aten.cos.default" in C.targets(gm_o)  # the user's backward ran while tracing
 

@@ -23,7 +23,8 @@ import pytest
 
 import dispatcher as D
 from tests import corpus as C
-from tests.nn_oracle import copy_weights, fake_mode, own_targets, trace
+from tests.nn_oracle import copy_weights, fake_mode, mlp_training_step, own_targets, trace
+from tests.nn_oracle import regression_batch as _xy
 
 CONFIGS = ("post", "pre", "fake", "core")
 
@@ -234,25 +235,8 @@ def test_classifier_backward_graph_matches_torch(torch: Any, config: str) -> Non
 
 # --- an SGD training step ------------------------------------------------------------------------------------------
 def _train_setup(L: Any, fake: bool = False) -> tuple[Any, Any, Callable[..., Any]]:
-    nn = L.nn
-    L.manual_seed(0)
-    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
-    opt = L.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=True)
-
-    def step(x, y):  # (no annotations: torch's generated code would copy a return annotation, `-> _Any_`)
-        loss = nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
-
-    return model, opt, step
-
-
-def _xy(L: Any, seed: int) -> list:
-    rng = np.random.default_rng(seed)
-    return [L.tensor(rng.standard_normal((5, 3)).astype(np.float32)),
-            L.tensor(rng.standard_normal((5, 2)).astype(np.float32))]
+    return mlp_training_step(L, lambda params: L.optim.SGD(params, lr=0.1, momentum=0.9, weight_decay=0.01,
+                                                           nesterov=True))
 
 
 def _train_both(torch: Any, config: str) -> tuple[Any, Any]:

@@ -19,32 +19,12 @@ import pytest
 
 import dispatcher as D
 from tests import corpus as C
-from tests.nn_oracle import check_graphs, check_module, randn
-
-
-def _wrap(L: Any, inner: Any, call: Any) -> Any:
-    class Wrap(L.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.m = inner
-
-        def forward(self, *args: Any) -> Any:
-            return call(self.m, *args)
-
-    return Wrap()
+from tests.nn_oracle import check_graphs, check_module, randn, same_error
+from tests.nn_oracle import wrap_module as _wrap
 
 
 def _errors(torch: Any, fn: Any) -> None:
-    excs = []
-    for L in (torch, D):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with pytest.raises(Exception) as info:
-                fn(L)
-        excs.append(info.value)
-    e_t, e_o = excs
-    assert isinstance(e_o, type(e_t)) or type(e_o).__name__ == type(e_t).__name__, (e_t, e_o)
-    assert str(e_o).splitlines()[0] == str(e_t).splitlines()[0]
+    same_error(torch, fn, first_line=True)
 
 
 # --- Bilinear ----------------------------------------------------------------------------------------------------

@@ -21,23 +21,11 @@ import pytest
 
 import dispatcher as D
 from tests import corpus as C
-from tests.nn_oracle import build_both, check_eager, check_graphs, check_module, randn, trace
+from tests.nn_oracle import build_both, check_eager, check_graphs, check_module, randn, same_error, trace
+from tests.nn_oracle import wrap_module as _wrap
 
 NO_FAKE = ("post", "pre", "core")
 STACK = ("post", "pre")  #: the stacks repeat their layers' ops: two configurations keep the file fast
-
-
-def _wrap(L: Any, inner: Any, call: Any) -> Any:
-    """A module of ``L`` holding ``inner`` (as ``m``) whose forward is ``call(m, *inputs)``."""
-    class Wrap(L.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.m = inner
-
-        def forward(self, *args: Any) -> Any:
-            return call(self.m, *args)
-
-    return Wrap()
 
 
 def _bool_mask(L: Any, rows: list) -> Any:
@@ -196,20 +184,6 @@ def test_multihead_attention_traced_under_no_grad(torch: Any) -> None:
     check_graphs(torch, make, lambda L, s: [randn(L, s, 2, 3, 8)], configs=("post", "pre"))
 
 
-def _errors(torch: Any, fn: Any) -> None:
-    """``fn(L)`` raises in torch and ours, the same class and message."""
-    excs = []
-    for L in (torch, D):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with pytest.raises(Exception) as info:
-                fn(L)
-        excs.append(info.value)
-    e_t, e_o = excs
-    assert type(e_o).__name__ == type(e_t).__name__ or isinstance(e_o, type(e_t)), (e_t, e_o)
-    assert str(e_o) == str(e_t)
-
-
 @pytest.mark.parametrize("bad", [
     lambda L: L.nn.MultiheadAttention(8, 3),
     lambda L: L.nn.MultiheadAttention(0, 2),
@@ -229,7 +203,7 @@ def _errors(torch: Any, fn: Any) -> None:
 ], ids=["heads", "embed0", "causal_no_mask", "kv_rank", "int_mask", "mask_shape", "kpm_shape", "embed_dim",
         "query_rank", "activation", "batch", "features"])
 def test_errors(torch: Any, bad: Any) -> None:
-    _errors(torch, bad)
+    same_error(torch, bad)
 
 
 def test_mismatched_mask_types_warn(torch: Any) -> None:

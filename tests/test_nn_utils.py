@@ -13,17 +13,12 @@ import pytest
 import dispatcher as D
 from tests import corpus as C
 from tests.nn_oracle import copy_weights, fake_mode, own_targets, trace
+from tests.nn_oracle import regression_batch as _xy
 
 
 def _model(L: Any) -> Any:
     L.manual_seed(0)
     return L.nn.Sequential(L.nn.Linear(3, 4), L.nn.Tanh(), L.nn.Linear(4, 2))
-
-
-def _xy(L: Any, seed: int) -> list:
-    rng = np.random.default_rng(seed)
-    return [L.tensor(rng.standard_normal((5, 3)).astype(np.float32)),
-            L.tensor(rng.standard_normal((5, 2)).astype(np.float32))]
 
 
 def _both(torch: Any) -> tuple[Any, Any]:

@@ -193,8 +193,6 @@ BACKWARD_PROGRAMS: dict[str, tuple[Callable[..., Any], list, tuple[int, ...]]] =
     "lerp_backward": (p_lerp_backward, [(3, 4), (4, 4), (3, 4), (4,)], (1, 3)),
 }
 
-ALL = {**PROGRAMS, **BACKWARD_PROGRAMS}
-
 
 def _trace_both(torch: Any, prog: Any, shapes: list, rg: tuple[int, ...], config: str) -> tuple[Any, Any]:
     return K.trace_both(torch, prog, C.arrays(shapes, 0), rg, config)
@@ -220,45 +218,13 @@ def _xfail(config: str, name: str) -> list[Any]:
     return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
 
 
-@pytest.mark.parametrize(("config", "name"), [pytest.param(c, n, marks=_xfail(c, n))
-                                              for c in K.CONFIGS for n in sorted(ALL)])
-def test_same_targets_as_torch(torch: Any, config: str, name: str) -> None:
-    prog, shapes, rg = ALL[name]
-    gm_t, gm_o = _trace_both(torch, prog, shapes, rg, config)
+# test_same_targets_as_torch, test_post_dispatch_code_matches_torch, test_replay_on_fresh_inputs_matches_eager,
+# test_eager_values_match_torch, test_gradients_match_torch, test_compile_numpy_backend_matches_eager
+def _same_targets(gm_t: Any, gm_o: Any, config: str, name: str) -> None:
     assert _targets_traced(gm_o) == C.targets(gm_t)
-    gm_o.graph.lint()
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_xfail("code", n)) for n in sorted(ALL)])
-def test_post_dispatch_code_matches_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = ALL[name]
-    gm_t, gm_o = _trace_both(torch, prog, shapes, rg, "post")
-    assert gm_o.code.strip() == gm_t.code.strip()
-
-
-@pytest.mark.parametrize(("config", "name"), [(c, n) for c in ("post", "core") for n in sorted(PROGRAMS)])
-def test_replay_on_fresh_inputs_matches_eager(torch: Any, config: str, name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    _, gm_o = _trace_both(torch, prog, shapes, rg, config)
-    K.replay_matches_eager(gm_o, prog, C.arrays(shapes, 1), rg)
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_eager_values_match_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    K.same_eager_results(torch, prog, C.arrays(shapes, 5), rg)
-
-
-@pytest.mark.parametrize("name", sorted(BACKWARD_PROGRAMS))
-def test_gradients_match_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = BACKWARD_PROGRAMS[name]
-    K.same_eager_results(torch, prog, C.arrays(shapes, 3), rg)
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_compile_numpy_backend_matches_eager(name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    K.compile_matches_eager(prog, C.arrays(shapes, 4), rg)
+globals().update(K.program_tests(PROGRAMS, BACKWARD_PROGRAMS, marks=_xfail, same_targets=_same_targets))
 
 
 # --- one_hot: real-mode traces refuse its data-dependent class check, as torch's do ---------------------------------
@@ -404,27 +370,14 @@ def test_sdpa_and_one_hot_errors_match_torch(torch: Any, expr: str) -> None:
 
 
 def test_torch_function_mode_sees_the_functions_and_methods(torch: Any) -> None:
-    def run(T: Any, mode_cls: Any) -> list[str]:
-        seen: list[str] = []
+    def calls(T: Any, x: Any) -> None:
+        T.nn.functional.scaled_dot_product_attention(x, x, x)
+        T.einsum("abij->abji", x)
+        T.lerp(x, x, 0.5)
+        x.lerp(x, 0.5)
+        T.nn.functional.one_hot(T.zeros(2, dtype=T.int64), 3)
 
-        class Log(mode_cls):
-            def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-                seen.append(getattr(func, "__name__", str(func)))
-                return func(*args, **(kwargs or {}))
-
-        x = T.ones(1, 1, 3, 4)
-        with Log():
-            T.nn.functional.scaled_dot_product_attention(x, x, x)
-            T.einsum("abij->abji", x)
-            T.lerp(x, x, 0.5)
-            x.lerp(x, 0.5)
-            T.nn.functional.one_hot(T.zeros(2, dtype=T.int64), 3)
-        return seen
-
-    from torch.overrides import TorchFunctionMode
-
-    want = run(torch, TorchFunctionMode)
-    assert run(D, D.TorchFunctionMode) == want
+    want = K.torch_function_names(torch, (1, 1, 3, 4), calls)
     assert want[:3] == ["scaled_dot_product_attention", "einsum", "lerp"]
 
 

@@ -138,57 +138,18 @@ BACKWARD_PROGRAMS: dict[str, tuple[Callable[..., Any], list, tuple[int, ...]]] =
     "safe_loss_backward": (p_safe_loss_backward, [(3, 4), (4, 5), (3, 5)], (1,)),
 }
 
-ALL = {**PROGRAMS, **BACKWARD_PROGRAMS}
-
-
-def _trace_both(torch: Any, prog: Any, shapes: list, rg: tuple[int, ...], config: str) -> tuple[Any, Any]:
-    return K.trace_both(torch, prog, C.arrays(shapes, 0), rg, config)
-
 
 #: (config, program) -> why our graph differs from torch's
 _KNOWN: dict[tuple[str, str], str] = {}
 
 
-@pytest.mark.parametrize(("config", "name"), [
-    pytest.param(c, n, marks=pytest.mark.xfail(strict=True, reason=_KNOWN[c, n]) if (c, n) in _KNOWN else ())
-    for c in K.CONFIGS for n in sorted(ALL)])
-def test_same_targets_as_torch(torch: Any, config: str, name: str) -> None:
-    prog, shapes, rg = ALL[name]
-    gm_t, gm_o = _trace_both(torch, prog, shapes, rg, config)
-    assert C.targets(gm_o) == C.targets(gm_t)
-    gm_o.graph.lint()
+def _known(config: str, name: str) -> list[Any]:
+    return [pytest.mark.xfail(strict=True, reason=_KNOWN[config, name])] if (config, name) in _KNOWN else []
 
 
-@pytest.mark.parametrize("name", sorted(ALL))
-def test_post_dispatch_code_matches_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = ALL[name]
-    gm_t, gm_o = _trace_both(torch, prog, shapes, rg, "post")
-    assert gm_o.code.strip() == gm_t.code.strip()
-
-
-@pytest.mark.parametrize(("config", "name"), [(c, n) for c in ("post", "core") for n in sorted(PROGRAMS)])
-def test_replay_on_fresh_inputs_matches_eager(torch: Any, config: str, name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    _, gm_o = _trace_both(torch, prog, shapes, rg, config)
-    K.replay_matches_eager(gm_o, prog, C.arrays(shapes, 1), rg)
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_eager_values_match_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    K.same_eager_results(torch, prog, C.arrays(shapes, 5), rg)
-
-
-@pytest.mark.parametrize("name", sorted(BACKWARD_PROGRAMS))
-def test_gradients_match_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = BACKWARD_PROGRAMS[name]
-    K.same_eager_results(torch, prog, C.arrays(shapes, 3), rg)
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_compile_numpy_backend_matches_eager(name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    K.compile_matches_eager(prog, C.arrays(shapes, 4), rg)
+# test_same_targets_as_torch, test_post_dispatch_code_matches_torch, test_replay_on_fresh_inputs_matches_eager,
+# test_eager_values_match_torch, test_gradients_match_torch, test_compile_numpy_backend_matches_eager
+globals().update(K.program_tests(PROGRAMS, BACKWARD_PROGRAMS, marks=_known))
 
 
 # --- Python surface: the aten calls of each binding, as torch's parser makes them ---------------------------------

@@ -159,50 +159,14 @@ RANDOM_PROGRAMS: dict[str, tuple[Callable[..., Any], list, tuple[int, ...]]] = {
     "random": (p_random, [(3, 4)], ()),
 }
 
-ALL = {**PROGRAMS, **BACKWARD_PROGRAMS, **RANDOM_PROGRAMS}
 
 def _trace_both(torch: Any, prog: Any, shapes: list, rg: tuple[int, ...], config: str) -> tuple[Any, Any]:
     return K.trace_both(torch, prog, C.arrays(shapes, 0), rg, config)
 
 
-@pytest.mark.parametrize(("config", "name"), [(c, n) for c in K.CONFIGS for n in sorted(ALL)])
-def test_same_targets_as_torch(torch: Any, config: str, name: str) -> None:
-    prog, shapes, rg = ALL[name]
-    gm_t, gm_o = _trace_both(torch, prog, shapes, rg, config)
-    assert C.targets(gm_o) == C.targets(gm_t)
-    gm_o.graph.lint()
-
-
-@pytest.mark.parametrize("name", sorted(ALL))
-def test_post_dispatch_code_matches_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = ALL[name]
-    gm_t, gm_o = _trace_both(torch, prog, shapes, rg, "post")
-    assert gm_o.code.strip() == gm_t.code.strip()
-
-
-@pytest.mark.parametrize(("config", "name"), [(c, n) for c in ("post", "core") for n in sorted(PROGRAMS)])
-def test_replay_on_fresh_inputs_matches_eager(torch: Any, config: str, name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    _, gm_o = _trace_both(torch, prog, shapes, rg, config)
-    K.replay_matches_eager(gm_o, prog, C.arrays(shapes, 1), rg)
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_eager_values_match_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    K.same_eager_results(torch, prog, C.arrays(shapes, 5), rg)
-
-
-@pytest.mark.parametrize("name", sorted(BACKWARD_PROGRAMS))
-def test_gradients_match_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = BACKWARD_PROGRAMS[name]
-    K.same_eager_results(torch, prog, C.arrays(shapes, 3), rg)
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_compile_numpy_backend_matches_eager(name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    K.compile_matches_eager(prog, C.arrays(shapes, 4), rg)
+# test_same_targets_as_torch, test_post_dispatch_code_matches_torch, test_replay_on_fresh_inputs_matches_eager,
+# test_eager_values_match_torch, test_gradients_match_torch, test_compile_numpy_backend_matches_eager
+globals().update(K.program_tests(PROGRAMS, BACKWARD_PROGRAMS, traced_only=RANDOM_PROGRAMS))
 
 
 @pytest.mark.parametrize("config", ["post", "core"])
@@ -280,34 +244,21 @@ def test_binding_errors_match_torch(torch: Any, expr: str) -> None:
 
 
 def test_torch_function_mode_sees_the_functions_and_methods(torch: Any) -> None:
-    def run(T: Any, mode_cls: Any) -> list[str]:
-        seen: list[str] = []
+    def calls(T: Any, x: Any) -> None:
+        T.diagonal(x, 1)
+        x.diag()
+        T.diag_embed(x)
+        T.movedim(x, 0, 1)
+        x.swapaxes(0, 1)
+        T.unflatten(x, 1, (2, 2))
+        T.tensor_split(x, 2)
+        T.hstack([x, x])
+        T.vstack([x, x])
+        T.index_copy(x, 0, T.zeros(1, dtype=T.int64), x[:1])
+        x.index_fill(0, T.zeros(1, dtype=T.int64), 1)
+        T.masked_select(x, x > 0)
 
-        class Log(mode_cls):
-            def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-                seen.append(getattr(func, "__name__", str(func)))
-                return func(*args, **(kwargs or {}))
-
-        x = T.ones(3, 4)
-        with Log():
-            T.diagonal(x, 1)
-            x.diag()
-            T.diag_embed(x)
-            T.movedim(x, 0, 1)
-            x.swapaxes(0, 1)
-            T.unflatten(x, 1, (2, 2))
-            T.tensor_split(x, 2)
-            T.hstack([x, x])
-            T.vstack([x, x])
-            T.index_copy(x, 0, T.zeros(1, dtype=T.int64), x[:1])
-            x.index_fill(0, T.zeros(1, dtype=T.int64), 1)
-            T.masked_select(x, x > 0)
-        return seen
-
-    from torch.overrides import TorchFunctionMode
-
-    want = run(torch, TorchFunctionMode)
-    assert run(D, D.TorchFunctionMode) == want
+    want = K.torch_function_names(torch, (3, 4), calls)
     assert want[:3] == ["diagonal", "diag", "diag_embed"]
 
 

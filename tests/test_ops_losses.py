@@ -172,22 +172,11 @@ BACKWARD_PROGRAMS: dict[str, tuple[Callable[..., Any], list, tuple[int, ...]]] =
     "inplace_activations_backward": (p_inplace_activations_backward, [(3, 5), (5, 4), (3, 4), (4,)], (1,)),
 }
 
-ALL = {**PROGRAMS, **BACKWARD_PROGRAMS}
 
 #: pre-dispatch joint graphs through a CompositeImplicitAutograd op kept whole whose decomposition made tensors
 #: autograd saved (kl_div's exp(target), rms_norm's rsqrt, cosine_similarity's clamped norms, margin_ranking_loss's
 #: clamp_min_ input): torch bakes them as ``_tensor_constantN``; ours recomputes them (tracer/saved_inside.py)
 _PRE_SAVED_INSIDE = {"regression_kl", "activations_backward", "contrastive"}
-
-
-def _assert_recomputes_saved_inside(gm_t: Any, gm_o: Any) -> None:
-    """No ``_tensor_constant`` where torch bakes one; torch's ops in order, plus the recomputing ones."""
-    assert [n for n in gm_t.graph.nodes if n.op == "get_attr"] != []
-    assert [n for n in gm_o.graph.nodes if n.op == "get_attr"] == []
-    ours, theirs = C.targets(gm_o), C.targets(gm_t)
-    it = iter(ours)
-    assert all(t in it for t in theirs), (theirs, ours)
-    assert len(ours) > len(theirs)
 
 
 def _trace_both(torch: Any, prog: Any, shapes: list, rg: tuple[int, ...], config: str) -> tuple[Any, Any]:
@@ -196,29 +185,16 @@ def _trace_both(torch: Any, prog: Any, shapes: list, rg: tuple[int, ...], config
         return K.trace_both(torch, prog, C.arrays(shapes, 0), rg, config)
 
 
-@pytest.mark.parametrize(("config", "name"), [(c, n) for c in K.CONFIGS for n in sorted(ALL)])
-def test_same_targets_as_torch(torch: Any, config: str, name: str) -> None:
-    prog, shapes, rg = ALL[name]
-    gm_t, gm_o = _trace_both(torch, prog, shapes, rg, config)
+def _same_targets(gm_t: Any, gm_o: Any, config: str, name: str) -> None:
     if config == "pre" and name in _PRE_SAVED_INSIDE:
-        _assert_recomputes_saved_inside(gm_t, gm_o)
+        K.recomputes_saved_inside(gm_t, gm_o)
     else:
         assert C.targets(gm_o) == C.targets(gm_t)
-    gm_o.graph.lint()
 
 
-@pytest.mark.parametrize("name", sorted(ALL))
-def test_post_dispatch_code_matches_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = ALL[name]
-    gm_t, gm_o = _trace_both(torch, prog, shapes, rg, "post")
-    assert gm_o.code.strip() == gm_t.code.strip()
-
-
-@pytest.mark.parametrize(("config", "name"), [(c, n) for c in ("post", "core") for n in sorted(PROGRAMS)])
-def test_replay_on_fresh_inputs_matches_eager(torch: Any, config: str, name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    _, gm_o = _trace_both(torch, prog, shapes, rg, config)
-    K.replay_matches_eager(gm_o, prog, C.arrays(shapes, 1), rg)
+# test_same_targets_as_torch, test_post_dispatch_code_matches_torch, test_replay_on_fresh_inputs_matches_eager,
+# test_eager_values_match_torch, test_gradients_match_torch, test_compile_numpy_backend_matches_eager
+globals().update(K.program_tests(PROGRAMS, BACKWARD_PROGRAMS, trace=_trace_both, same_targets=_same_targets))
 
 
 #: pre-dispatch joint graphs of in-place activations: the clone of self that autograd saves for hardsigmoid_ /
@@ -235,24 +211,6 @@ def test_backward_graph_replays_gradients_on_fresh_inputs(torch: Any, config: st
     fresh = C.arrays(shapes, 2)
     expected = C.to_np(list(prog(D, DF)(*C.inputs(D, fresh, rg))))
     C.assert_close(expected, C.to_np(list(gm_o(*C.inputs(D, fresh, rg)))))
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_eager_values_match_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    K.same_eager_results(torch, prog, C.arrays(shapes, 5), rg)
-
-
-@pytest.mark.parametrize("name", sorted(BACKWARD_PROGRAMS))
-def test_gradients_match_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = BACKWARD_PROGRAMS[name]
-    K.same_eager_results(torch, prog, C.arrays(shapes, 3), rg)
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_compile_numpy_backend_matches_eager(name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    K.compile_matches_eager(prog, C.arrays(shapes, 4), rg)
 
 
 # --- kl_div without log_target calls aten.xlogy (the pointwise batch adds it) -------------------------------------

@@ -17,8 +17,6 @@ from typing import Any
 
 import pytest
 
-import dispatcher as D
-from tests import corpus as C
 from tests import op_program_checks as K
 from tests.test_frontend import _run_both, _split, make_inputs
 
@@ -168,51 +166,11 @@ BACKWARD_PROGRAMS: dict[str, tuple[Callable[..., Any], list, tuple[int, ...]]] =
 #: (aten::gather_backward is not listed)
 _PRE_DIFFERENT = {"gather_outer_backward"}
 
-ALL = {**PROGRAMS, **BACKWARD_PROGRAMS}
 
-def _trace_both(torch: Any, prog: Any, shapes: list, rg: tuple[int, ...], config: str) -> tuple[Any, Any]:
-    return K.trace_both(torch, prog, C.arrays(shapes, 0), rg, config)
-
-
-@pytest.mark.parametrize(("config", "name"), [(c, n) for c in K.CONFIGS for n in sorted(ALL)
-                                              if not (c == "pre" and n in _PRE_DIFFERENT)])
-def test_same_targets_as_torch(torch: Any, config: str, name: str) -> None:
-    prog, shapes, rg = ALL[name]
-    gm_t, gm_o = _trace_both(torch, prog, shapes, rg, config)
-    assert C.targets(gm_o) == C.targets(gm_t)
-    gm_o.graph.lint()
-
-
-@pytest.mark.parametrize("name", sorted(ALL))
-def test_post_dispatch_code_matches_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = ALL[name]
-    gm_t, gm_o = _trace_both(torch, prog, shapes, rg, "post")
-    assert gm_o.code.strip() == gm_t.code.strip()
-
-
-@pytest.mark.parametrize(("config", "name"), [(c, n) for c in ("post", "core") for n in sorted(PROGRAMS)])
-def test_replay_on_fresh_inputs_matches_eager(torch: Any, config: str, name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    _, gm_o = _trace_both(torch, prog, shapes, rg, config)
-    K.replay_matches_eager(gm_o, prog, C.arrays(shapes, 1), rg)
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_eager_values_match_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    K.same_eager_results(torch, prog, C.arrays(shapes, 5), rg)
-
-
-@pytest.mark.parametrize("name", sorted(BACKWARD_PROGRAMS))
-def test_gradients_match_torch(torch: Any, name: str) -> None:
-    prog, shapes, rg = BACKWARD_PROGRAMS[name]
-    K.same_eager_results(torch, prog, C.arrays(shapes, 3), rg)
-
-
-@pytest.mark.parametrize("name", sorted(set(PROGRAMS) - _COMPILE_WRONG))
-def test_compile_numpy_backend_matches_eager(name: str) -> None:
-    prog, shapes, rg = PROGRAMS[name]
-    K.compile_matches_eager(prog, C.arrays(shapes, 4), rg)
+# test_same_targets_as_torch, test_post_dispatch_code_matches_torch, test_replay_on_fresh_inputs_matches_eager,
+# test_eager_values_match_torch, test_gradients_match_torch, test_compile_numpy_backend_matches_eager
+globals().update(K.program_tests(PROGRAMS, BACKWARD_PROGRAMS, skip_targets={("pre", n) for n in _PRE_DIFFERENT},
+                                 no_compile=_COMPILE_WRONG))
 
 
 # --- Python surface: the aten calls of each binding, as torch's parser makes them ---------------------------------
@@ -274,45 +232,32 @@ def test_binding_errors_match_torch(torch: Any, expr: str) -> None:
 
 
 def test_torch_function_mode_sees_the_functions_and_methods(torch: Any) -> None:
-    def run(T: Any, mode_cls: Any) -> list[str]:
+    def calls(T: Any, x: Any) -> None:
         F = T.nn.functional  # noqa: N806
-        seen: list[str] = []
+        T.tril(x, 1)
+        x.triu()
+        x.var(1)
+        T.std(x)
+        T.var_mean(x, 0)
+        T.std_mean(x)
+        T.logsumexp(x, 1)
+        x.logsumexp(0)
+        x.norm()
+        T.norm(x, dim=1)
+        T.flip(x, [0])
+        x.cumsum(1)
+        T.prod(x, 0)
+        x.all()
+        T.topk(x, 2)
+        x.sort()
+        T.argsort(x)
+        T.roll(x, 1)
+        x.repeat(2, 1)
+        T.tile(x, (2,))
+        T.outer(x[0], x[1])
+        x.narrow(0, 0, 1)
+        F.pad(x, (1, 1))
+        F.normalize(x)
 
-        class Log(mode_cls):
-            def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-                seen.append(getattr(func, "__name__", str(func)))
-                return func(*args, **(kwargs or {}))
-
-        x = T.ones(3, 4)
-        with Log():
-            T.tril(x, 1)
-            x.triu()
-            x.var(1)
-            T.std(x)
-            T.var_mean(x, 0)
-            T.std_mean(x)
-            T.logsumexp(x, 1)
-            x.logsumexp(0)
-            x.norm()
-            T.norm(x, dim=1)
-            T.flip(x, [0])
-            x.cumsum(1)
-            T.prod(x, 0)
-            x.all()
-            T.topk(x, 2)
-            x.sort()
-            T.argsort(x)
-            T.roll(x, 1)
-            x.repeat(2, 1)
-            T.tile(x, (2,))
-            T.outer(x[0], x[1])
-            x.narrow(0, 0, 1)
-            F.pad(x, (1, 1))
-            F.normalize(x)
-        return seen
-
-    from torch.overrides import TorchFunctionMode
-
-    want = run(torch, TorchFunctionMode)
-    assert run(D, D.TorchFunctionMode) == want
+    want = K.torch_function_names(torch, (3, 4), calls)
     assert want[:2] == ["tril", "triu"]

@@ -15,8 +15,9 @@ import pytest
 
 import dispatcher as D
 from tests import corpus as C
-from tests.nn_oracle import copy_weights, own_targets, trace
+from tests.nn_oracle import copy_weights, mlp_training_step, own_targets, trace
 from tests.nn_oracle import fake_mode as _fake_mode
+from tests.nn_oracle import regression_batch as _xy
 from tests.test_nn_make_fx import get_attrs
 
 OPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -38,25 +39,7 @@ OPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
 
 def _setup(L: Any, name: str) -> tuple[Any, Any, Callable[..., Any]]:
     cls, kw = OPTIONS[name]
-    nn = L.nn
-    L.manual_seed(0)
-    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
-    opt = getattr(L.optim, cls)(model.parameters(), **kw)
-
-    def step(x, y):
-        loss = nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
-
-    return model, opt, step
-
-
-def _xy(L: Any, seed: int) -> list:
-    rng = np.random.default_rng(seed)
-    return [L.tensor(rng.standard_normal((5, 3)).astype(np.float32)),
-            L.tensor(rng.standard_normal((5, 2)).astype(np.float32))]
+    return mlp_training_step(L, lambda params: getattr(L.optim, cls)(params, **kw))
 
 
 def _both(torch: Any, name: str) -> tuple[tuple, tuple]:

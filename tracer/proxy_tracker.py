@@ -16,6 +16,7 @@ import sys
 import traceback
 from typing import Any
 
+from dispatcher.aten_namespace import aten as _aten  # noqa: F401 - proxy_tensor imports it from here
 from dispatcher.fake import FakeTensor, FakeTensorMode
 from dispatcher.fake.fake_tensor import fake_copy
 from dispatcher.modes.weak import WeakIdKeyDictionary
@@ -56,19 +57,6 @@ def _remember_user_fn(text: str, code: Any) -> None:
 
 class TracingError(RuntimeError):
     """make_fx could not trace the function (e.g. a data-dependent value was needed)."""
-
-
-_ATEN: Any = None
-
-
-def _aten() -> Any:
-    """The ``aten`` op namespace (looked up once: the op registry is complete by the time anything is traced)."""
-    global _ATEN
-    if _ATEN is None:
-        from dispatcher.op_overload import namespace
-
-        _ATEN = namespace("aten")
-    return _ATEN
 
 
 def _alias_key(t: Any) -> tuple:

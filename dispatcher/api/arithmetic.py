@@ -301,22 +301,35 @@ def _alpha_first(name: str, alpha: Any, args: tuple, given: Any, function: bool 
     return alpha, args[0]
 
 
-def _add_method(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
+def _with_alpha(name: str, op: Any, self: Tensor, other: Any, args: tuple, alpha: Any) -> Tensor:
+    """The body of ``Tensor.add`` / ``sub`` / ``add_`` / ``sub_`` (``op`` the overload): the deprecated alpha-first
+    form, the operand check, and ``alpha`` passed on unless it is the int 1."""
     if args:
-        alpha, other = _alpha_first("add", other, args, alpha)
-    _check_other("add", other, 1)
+        alpha, other = _alpha_first(name, other, args, alpha)
+    _check_other(name, other, 1)
     if type(alpha) is int and alpha == 1:
-        return aten.add.Tensor(self, other)
-    return aten.add.Tensor(self, other, alpha=alpha)
+        return op(self, other)
+    return op(self, other, alpha=alpha)
+
+
+def _with_rounding_mode(name: str, op: Any, op_mode: Any, self: Tensor, other: Any, rounding_mode: Any) -> Tensor:
+    """The body of ``Tensor.div`` / ``div_``: ``op_mode`` (the ``Tensor_mode`` overload) when a rounding mode is
+    given, after the parser's refusal of a str / None operand with one."""
+    if rounding_mode is not _NO_MODE and (other is None or isinstance(other, (str, bytes))):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(other).__name__}, "
+                        f"rounding_mode={type(rounding_mode).__name__}), but expected one of:")
+    _check_other(name, other, 1)
+    if rounding_mode is not _NO_MODE:
+        return op_mode(self, other, rounding_mode=rounding_mode)
+    return op(self, other)
+
+
+def _add_method(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
+    return _with_alpha("add", aten.add.Tensor, self, other, args, alpha)
 
 
 def _sub_method(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
-    if args:
-        alpha, other = _alpha_first("sub", other, args, alpha)
-    _check_other("sub", other, 1)
-    if type(alpha) is int and alpha == 1:
-        return aten.sub.Tensor(self, other)
-    return aten.sub.Tensor(self, other, alpha=alpha)
+    return _with_alpha("sub", aten.sub.Tensor, self, other, args, alpha)
 
 
 def _mul_method(self: Tensor, other: Any) -> Tensor:
@@ -325,31 +338,15 @@ def _mul_method(self: Tensor, other: Any) -> Tensor:
 
 
 def _div_method(self: Tensor, other: Any, *, rounding_mode: Any = _NO_MODE) -> Tensor:
-    if rounding_mode is not _NO_MODE and (other is None or isinstance(other, (str, bytes))):
-        raise TypeError(f"div() received an invalid combination of arguments - got ({type(other).__name__}, "
-                        f"rounding_mode={type(rounding_mode).__name__}), but expected one of:")
-    _check_other("div", other, 1)
-    if rounding_mode is not _NO_MODE:
-        return aten.div.Tensor_mode(self, other, rounding_mode=rounding_mode)
-    return aten.div.Tensor(self, other)
+    return _with_rounding_mode("div", aten.div.Tensor, aten.div.Tensor_mode, self, other, rounding_mode)
 
 
 def add_(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
-    if args:
-        alpha, other = _alpha_first("add_", other, args, alpha)
-    _check_other("add_", other, 1)
-    if type(alpha) is int and alpha == 1:
-        return aten.add_.Tensor(self, other)
-    return aten.add_.Tensor(self, other, alpha=alpha)
+    return _with_alpha("add_", aten.add_.Tensor, self, other, args, alpha)
 
 
 def sub_(self: Tensor, other: Any, *args: Any, alpha: Any = 1) -> Tensor:
-    if args:
-        alpha, other = _alpha_first("sub_", other, args, alpha)
-    _check_other("sub_", other, 1)
-    if type(alpha) is int and alpha == 1:
-        return aten.sub_.Tensor(self, other)
-    return aten.sub_.Tensor(self, other, alpha=alpha)
+    return _with_alpha("sub_", aten.sub_.Tensor, self, other, args, alpha)
 
 
 def mul_(self: Tensor, other: Any) -> Tensor:
@@ -358,13 +355,7 @@ def mul_(self: Tensor, other: Any) -> Tensor:
 
 
 def div_(self: Tensor, other: Any, *, rounding_mode: Any = _NO_MODE) -> Tensor:
-    if rounding_mode is not _NO_MODE and (other is None or isinstance(other, (str, bytes))):
-        raise TypeError(f"div_() received an invalid combination of arguments - got ({type(other).__name__}, "
-                        f"rounding_mode={type(rounding_mode).__name__}), but expected one of:")
-    _check_other("div_", other, 1)
-    if rounding_mode is not _NO_MODE:
-        return aten.div_.Tensor_mode(self, other, rounding_mode=rounding_mode)
-    return aten.div_.Tensor(self, other)
+    return _with_rounding_mode("div_", aten.div_.Tensor, aten.div_.Tensor_mode, self, other, rounding_mode)
 
 
 def _pow_method(self: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..aten_namespace import aten as _aten
 from ..tensor import Tensor, as_device, contiguous_strides
 
 __all__ = ["tensor", "as_tensor", "from_numpy"]
@@ -90,19 +91,6 @@ def _to_numpy(data: Any, dt: _dt.dtype) -> np.ndarray:
         _check_rectangular(data, dt)
         data = [x.tolist() if isinstance(x, Tensor) else x for x in data]
     return np.array(data, dtype=dt.np_dtype)
-
-
-_ATEN: Any = None
-
-
-def _aten() -> Any:
-    """The ``aten`` op namespace (looked up on first use: imported at module level it would make an import cycle)."""
-    global _ATEN
-    if _ATEN is None:
-        from ..op_overload import namespace
-
-        _ATEN = namespace("aten")
-    return _ATEN
 
 
 def _copy_to(t: Tensor, dt: _dt.dtype, device: Any, copy: bool = True) -> Tensor:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from ..aten_namespace import aten as _aten
 from .grad_mode import is_grad_enabled
 
 #: references the engine keeps to a gradient while AccumulateGrad runs, besides the node's own
@@ -36,19 +37,6 @@ def engine_holds_only(new_grad: Any) -> bool:
     the 3 subtracted are that frame's local, this function's argument and getrefcount's.
     """
     return sys.getrefcount(new_grad) - 3 <= _ENGINE_REFS
-
-
-_ATEN: Any = None
-
-
-def _aten() -> Any:
-    """The ``aten`` op namespace (looked up on first use: imported at module level it would make an import cycle)."""
-    global _ATEN
-    if _ATEN is None:
-        from ..op_overload import namespace
-
-        _ATEN = namespace("aten")
-    return _ATEN
 
 
 def _dense(t: Any) -> bool:

@@ -22,22 +22,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..aten_namespace import aten as _aten
 from ..tensor import Tensor
 from ..tls import per_thread
 from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad, Node, gradient_edge, graph_task_exec_info
-
-_ATEN: Any = None
-
-
-def _aten() -> Any:
-    """The ``aten`` op namespace (looked up on first use: imported at module level it would make an import cycle)."""
-    global _ATEN
-    if _ATEN is None:
-        from ..op_overload import namespace
-
-        _ATEN = namespace("aten")
-    return _ATEN
 
 
 def _dependencies(roots: Sequence[Node]) -> dict[Node, int]:

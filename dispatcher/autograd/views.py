@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..aten_namespace import aten as _aten
 from ..keyset import DispatchKeySet
 from ..ops.inplace_or_view import redispatch_below_adinplaceorview
 from ..tls import per_thread
@@ -243,12 +244,6 @@ class _SavedValues:
             return self._values[name]
         except KeyError:
             raise AttributeError(name) from None
-
-
-def _aten() -> Any:
-    from ..op_overload import namespace
-
-    return namespace("aten")
 
 
 class CopySlices(Node):

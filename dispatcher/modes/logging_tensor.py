@@ -127,6 +127,32 @@ def _named_enum(arg: Any, value: Any) -> Any:
     return value
 
 
+def _named_args(func: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """Enum arguments the library passes as codes (a ``MemoryFormat`` of 0) as the objects torch hands over."""
+    schema = getattr(func, "_schema", None)
+    if schema is None:
+        return args, kwargs
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    by_name = {a.name: a for a in schema.arguments}
+    args = tuple(_named_enum(positional[i] if i < len(positional) else None, a) for i, a in enumerate(args))
+    kwargs = {k: _named_enum(by_name.get(k), v) for k, v in kwargs.items()}
+    return args, kwargs
+
+
+def _run_unwrapped(cls: type, func: Any, args: tuple, kwargs: dict) -> Any:
+    """A logging wrapper subclass's inner call: ``func`` on the ``elem`` of each ``cls`` instance, inside
+    ``cls.context()``, its tensor results wrapped in ``cls`` again (the shared body of both ``LoggingTensor``s)."""
+
+    def unwrap(e: Any) -> Any:
+        return e.elem if isinstance(e, cls) else e
+
+    def wrap(e: Any) -> Any:
+        return cls(e) if isinstance(e, Tensor) else e
+
+    with cls.context():  # type: ignore[attr-defined]
+        return tree_map(wrap, func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs)))
+
+
 @dataclass
 class OpCall:
     """One call a mode saw: the op, its arguments (schema form) and what it returned."""
@@ -142,12 +168,9 @@ class OpCall:
         Enum arguments the library passes as codes (a ``MemoryFormat`` default of 0) print by name
         (``torch.contiguous_format``), as torch shows them.
         """
-        schema = getattr(self.func, "_schema", None)
-        positional = [a for a in schema.arguments if not a.kwarg_only] if schema is not None else []
-        by_name = {a.name: a for a in schema.arguments} if schema is not None else {}
-        parts = [names.value(_named_enum(positional[i] if i < len(positional) else None, a))
-                 for i, a in enumerate(self.args)]
-        parts += [f"{k}={names.value(_named_enum(by_name.get(k), v))}" for k, v in self.kwargs.items()]
+        args, kwargs = _named_args(self.func, self.args, self.kwargs)
+        parts = [names.value(a) for a in args]
+        parts += [f"{k}={names.value(v)}" for k, v in kwargs.items()]
         return f"{names.value(self.outputs, with_type=True)} = {self.func}({', '.join(parts)})"
 
     def __str__(self) -> str:
@@ -219,15 +242,7 @@ class LoggingTensor(Tensor):
     @classmethod
     def __torch_dispatch__(cls, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
-
-        def unwrap(e: Any) -> Any:
-            return e.elem if isinstance(e, cls) else e
-
-        def wrap(e: Any) -> Any:
-            return cls(e) if isinstance(e, Tensor) else e
-
-        with cls.context():
-            out = tree_map(wrap, func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs)))
+        out = _run_unwrapped(cls, func, args, kwargs)
         call = OpCall(func, args, kwargs, out)
         logger.info("%s", call, extra={"op_call": call})
         return out

@@ -94,14 +94,19 @@ def dim(t: Any) -> int:
     return r
 
 
-def numel(t: Any) -> int:
-    r = ask(t, "aten", "sym_numel")
+def _numel_asking(t: Any, name: str) -> int:
+    """The answer to ``aten.<name>``, or the product of the stored sizes without one."""
+    r = ask(t, "aten", name)
     if r is None:
         n = 1
         for s in t._shape:
             n *= s
         return n
     return r
+
+
+def numel(t: Any) -> int:
+    return _numel_asking(t, "sym_numel")
 
 
 def storage_offset(t: Any) -> int:
@@ -138,13 +143,7 @@ def layout(t: Any) -> Any:
 
 def data_ptr_numel(t: Any) -> int:
     """``data_ptr()`` of a "sizes" tensor asks ``aten.numel`` first (whether there is data to point at)."""
-    r = ask(t, "aten", "numel")
-    if r is None:
-        n = 1
-        for s in t._shape:
-            n *= s
-        return n
-    return r
+    return _numel_asking(t, "numel")
 
 
 __all__ = [

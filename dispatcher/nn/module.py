@@ -45,6 +45,20 @@ def typename(obj: Any) -> str:
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
+def _reset_grad(p: Any, set_to_none: bool) -> None:
+    """``zero_grad`` of one tensor (Module's and Optimizer's): its gradient to None, or (``set_to_none=False``)
+    detached from any graph (or made not to require grad) and zeroed in place."""
+    if p.grad is not None:
+        if set_to_none:
+            p.grad = None
+        else:
+            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()
+
+
 def _addindent(s: str, num_spaces: int) -> str:
     lines = s.split("\n")
     if len(lines) == 1:
@@ -321,15 +335,7 @@ class Module:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the parameters' gradients: to None, or (``set_to_none=False``) zero them in place."""
         for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+            _reset_grad(p, set_to_none)
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         for module in self.children():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..aten_namespace import aten as _aten  # noqa: F401 - the op families import it from here
 from ..keys import DispatchKey
 from ..keyset import key_bits
 from ..memory_format import strided
@@ -70,9 +71,3 @@ def _prod(xs: Any) -> int:
     for x in xs:
         n *= x
     return n
-
-
-def _aten() -> Any:
-    from ..op_overload import namespace
-
-    return namespace("aten")

@@ -64,17 +64,7 @@ def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> 
 
 @impl("dropout", "CompositeImplicitAutograd")
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
-    if not 0 <= p <= 1:
-        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {_fmt_double(p)}")
-    if p == 0 or not train or input.numel() == 0:
-        return input
-    if p == 1:
-        zero = _op("zeros")([], dtype=input._dtype, layout=_STRIDED, device=input._device)
-        return _op("mul.Tensor")(input, zero)
-    noise = _op("empty_like")(input)
-    _op("bernoulli_.float")(noise, 1 - p)
-    _op("div_.Scalar")(noise, 1 - p)
-    return _op("mul.Tensor")(input, noise)
+    return _dropout_impl(input, p, train, feature=False, alpha=False)
 
 
 def _dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: bool) -> Tensor:  # noqa: A002

@@ -54,6 +54,15 @@ def slice_backward_meta(grad_output: Tensor, input_sizes: list[int], dim: int, s
     return Tensor._empty(shape, grad_output._dtype, grad_output._device, contiguous_strides(shape))
 
 
+def _check_src_fits(view: Tensor, src: Tensor) -> None:
+    """The ``*_scatter`` kernels' check that ``src`` has the shape of the part of ``self`` it replaces."""
+    if view._shape != src._shape:
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = {list(src._shape)}, "
+            f"slice size = {list(view._shape)}"
+        )
+
+
 def clone_preserve_strides(self: Tensor) -> Tensor:
     """ATen's ``clone_preserve_strides``: a copy with self's strides *and* storage offset (the whole storage is
     cloned, then viewed as self is), unless two elements share memory (a stride-0 dim), then a plain clone."""
@@ -76,11 +85,7 @@ def slice_scatter(self: Tensor, src: Tensor, dim: int = 0, start: int | None = N
     """A copy of ``self`` (same strides and offset) with ``src`` written into ``self[dim, start:end:step]``."""
     output = clone_preserve_strides(self)
     view = aten.slice.Tensor(output, dim, start, end, step)
-    if view._shape != src._shape:
-        raise RuntimeError(
-            f"expected src to have a size equal to the slice of self. src size = {list(src._shape)}, "
-            f"slice size = {list(view._shape)}"
-        )
+    _check_src_fits(view, src)
     aten.copy_.default(view, src)
     return output
 
@@ -102,11 +107,7 @@ def diagonal_scatter(self: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, 
     """A copy of ``self`` (same strides and offset) with ``src`` written on its diagonal."""
     output = clone_preserve_strides(self)
     view = _op("diagonal")(output, offset, dim1, dim2)
-    if view._shape != src._shape:
-        raise RuntimeError(
-            f"expected src to have a size equal to the slice of self. src size = {list(src._shape)}, "
-            f"slice size = {list(view._shape)}"
-        )
+    _check_src_fits(view, src)
     _op("copy_")(view, src)
     return output
 
@@ -140,10 +141,6 @@ def as_strided_scatter(self: Tensor, src: Tensor, size: list[int], stride: list[
     """A clone of ``self`` with ``src`` written into ``clone.as_strided(size, stride, storage_offset)``."""
     output = aten.clone.default(self)
     view = aten.as_strided.default(output, list(size), list(stride), storage_offset)
-    if view._shape != src._shape:
-        raise RuntimeError(
-            f"expected src to have a size equal to the slice of self. src size = {list(src._shape)}, "
-            f"slice size = {list(view._shape)}"
-        )
+    _check_src_fits(view, src)
     aten.copy_.default(view, src)
     return output

@@ -15,10 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from .adam import _scalar_dtype, _unsupported
-from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
+from .optimizer import (
+    Optimizer,
+    _check_lr_elements,
+    _check_nonnegative,
+    _closure_loss,
+    _to_scalar,
+    _use_grad_for_differentiable,
+)
 
 __all__ = ["Adadelta", "adadelta"]
 
@@ -27,16 +33,11 @@ class Adadelta(Optimizer):
     def __init__(self, params: Any, lr: float | Tensor = 1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, foreach: bool | None = None, *, capturable: bool = False,
                  maximize: bool = False, differentiable: bool = False) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr_elements(lr)
+        _check_nonnegative(lr=lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_nonnegative(eps=eps, weight_decay=weight_decay)
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
                     "capturable": capturable, "foreach": foreach, "differentiable": differentiable}
         _unsupported("Adadelta", foreach, None, capturable, differentiable)
@@ -48,10 +49,7 @@ class Adadelta(Optimizer):
         from .. import zeros, zeros_like
         from ..memory_format import preserve_format
 
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params, grads, square_avgs, acc_deltas, steps = [], [], [], [], []
             for p in group["params"]:

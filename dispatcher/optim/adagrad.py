@@ -15,10 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from .adam import _scalar_dtype, _unsupported
-from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
+from .optimizer import (
+    Optimizer,
+    _check_lr_elements,
+    _check_nonnegative,
+    _closure_loss,
+    _to_scalar,
+    _use_grad_for_differentiable,
+)
 
 __all__ = ["Adagrad", "adagrad"]
 
@@ -30,18 +36,9 @@ class Adagrad(Optimizer):
         from .. import full_like, tensor
         from ..memory_format import preserve_format
 
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_lr_elements(lr)
+        _check_nonnegative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                           initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "fused": fused}
@@ -56,10 +53,7 @@ class Adagrad(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; ``closure`` re-evaluates the loss first."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params, grads, state_sums, state_steps = [], [], [], []
             for p in group["params"]:

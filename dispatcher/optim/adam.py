@@ -20,9 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes
-from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
-from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
+from .optimizer import Optimizer, _check_nonnegative, _closure_loss, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adam", "AdamW", "adam", "adamw"]
 
@@ -65,16 +64,11 @@ class Adam(Optimizer):
                 raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
             if lr.numel() != 1:
                 raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_nonnegative(lr=lr, eps=eps)
+        for i in (0, 1):
+            if not 0.0 <= betas[i] < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+        _check_nonnegative(weight_decay=weight_decay)
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
@@ -121,10 +115,7 @@ class Adam(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; ``closure`` re-evaluates the loss first."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params_with_grad: list[Tensor] = []
             grads: list[Tensor] = []

@@ -61,11 +61,37 @@ def _use_grad_for_differentiable(func: Callable[..., Any]) -> Callable[..., Any]
     return _use_grad
 
 
+def _closure_loss(closure: Callable[[], Any] | None) -> Any:
+    """The start of every ``step``: ``closure()`` run with grad mode on (its loss), or None without a closure."""
+    if closure is None:
+        return None
+    with grad_mode.enable_grad():
+        return closure()
+
+
 def _to_scalar(x: Any) -> Any:
     """A hyperparameter given as a 1-element tensor becomes 0-d; a number stays a number."""
     if isinstance(x, Tensor) and x.dim() != 0:
         return x.squeeze()
     return x
+
+
+_HYPERPARAMETER_LABELS = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def _check_lr_elements(lr: Any) -> None:
+    """Torch's constructor check of a tensor learning rate."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
+def _check_nonnegative(*, nan_passes: bool = False, **values: Any) -> None:
+    """Torch's constructor checks ``if not 0.0 <= value: raise ValueError(f"Invalid {label}: {value}")``, in the
+    order given (``lr`` is "learning rate", ``eps`` "epsilon value", any other ``name`` "name value"). With
+    ``nan_passes`` the test is SGD's ``value < 0.0``, which lets a NaN through."""
+    for name, value in values.items():
+        if (value < 0.0) if nan_passes else not 0.0 <= value:
+            raise ValueError(f"Invalid {_HYPERPARAMETER_LABELS.get(name, name + ' value')}: {value}")
 
 
 class Optimizer:
@@ -185,18 +211,12 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of the optimized tensors: to None, or (``set_to_none=False``) to zeros in place."""
+        from ..nn.module import _reset_grad
+
         with record_function(self._zero_grad_profile_name):
             for group in self.param_groups:
                 for p in group["params"]:
-                    if p.grad is not None:
-                        if set_to_none:
-                            p.grad = None
-                        else:
-                            if p.grad.grad_fn is not None:
-                                p.grad.detach_()
-                            else:
-                                p.grad.requires_grad_(False)
-                            p.grad.zero_()
+                    _reset_grad(p, set_to_none)
 
     # --- state dict ------------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

@@ -16,10 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from .adam import _scalar_dtype, _unsupported
-from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
+from .optimizer import (
+    Optimizer,
+    _check_lr_elements,
+    _check_nonnegative,
+    _closure_loss,
+    _to_scalar,
+    _use_grad_for_differentiable,
+)
 
 __all__ = ["RMSprop", "rmsprop"]
 
@@ -28,18 +34,8 @@ class RMSprop(Optimizer):
     def __init__(self, params: Any, lr: float | Tensor = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_lr_elements(lr)
+        _check_nonnegative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
                     "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable}
@@ -52,10 +48,7 @@ class RMSprop(Optimizer):
         from .. import zeros, zeros_like
         from ..memory_format import preserve_format
 
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params, grads, square_avgs, grad_avgs, bufs, steps = [], [], [], [], [], []
             for p in group["params"]:

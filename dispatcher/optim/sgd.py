@@ -14,9 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
-from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
+from .optimizer import (
+    Optimizer,
+    _check_lr_elements,
+    _check_nonnegative,
+    _closure_loss,
+    _to_scalar,
+    _use_grad_for_differentiable,
+)
 
 __all__ = ["SGD", "sgd"]
 
@@ -25,14 +31,8 @@ class SGD(Optimizer):
     def __init__(self, params: Any, lr: float | Tensor = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float | Tensor = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_lr_elements(lr)
+        _check_nonnegative(lr=lr, momentum=momentum, weight_decay=weight_decay, nan_passes=True)
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
                     "nesterov": nesterov, "maximize": maximize, "foreach": foreach, "differentiable": differentiable,
                     "fused": fused}
@@ -57,10 +57,7 @@ class SGD(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; ``closure`` re-evaluates the loss first."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params: list[Tensor] = []
             grads: list[Tensor] = []

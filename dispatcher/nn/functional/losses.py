@@ -86,16 +86,6 @@ def _size_warning(input: Tensor, target: Tensor) -> None:  # noqa: A002
         )
 
 
-def _warn_size(input: Tensor, target: Tensor) -> None:  # noqa: A002
-    if target.shape != input.shape:
-        warnings.warn(
-            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
-            "This will likely lead to incorrect results due to broadcasting. "
-            "Please ensure they have the same size.",
-            stacklevel=3,
-        )
-
-
 # --- mse / l1 / smooth_l1 / huber --------------------------------------------------------------------------------------
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,  # noqa: A002
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
@@ -118,7 +108,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,  # noqa: A002
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Broadcast, then ``l1_loss``; with ``weight``: the weighted absolute errors reduced in Python, as torch."""
-    _warn_size(input, target)
+    _size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     a, b = aten.broadcast_tensors.default([input, target])
@@ -139,7 +129,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,  # noqa: A002
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """Broadcast, then ``smooth_l1_loss`` (``l1_loss`` for ``beta == 0``)."""
-    _warn_size(input, target)
+    _size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     a, b = aten.broadcast_tensors.default([input, target])

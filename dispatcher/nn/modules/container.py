@@ -18,6 +18,16 @@ from ..module import Module, _addindent
 __all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
 
 
+
+def _abs_string_index(idx: Any, n: int) -> str:
+    """ModuleList's and ParameterList's key for ``idx`` (negative counted from the end) in a list of ``n``."""
+    idx = operator.index(idx)
+    if not (-n <= idx < n):
+        raise IndexError(f"index {idx} is out of range")
+    if idx < 0:
+        idx += n
+    return str(idx)
+
 class Sequential(Module):
     """Calls its modules in order, each on the previous one's output."""
 
@@ -114,12 +124,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx: int) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx: int | slice) -> Any:
         if isinstance(idx, slice):
@@ -286,12 +291,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx: Any) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx: Any) -> Any:
         if isinstance(idx, slice):

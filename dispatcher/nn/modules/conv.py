@@ -13,14 +13,13 @@ the ``output_padding`` (``_output_padding``) and calls ``F.conv_transpose*d``.
 from __future__ import annotations
 
 import collections.abc
-import math
 from typing import Any
 
 from ...tensor import Tensor
 from .. import functional as F
-from .. import init
 from ..module import Module
 from ..parameter import Parameter
+from .linear import _empty, _reset_kaiming_uniform
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
@@ -38,12 +37,6 @@ _single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
 _NTUPLE = {1: _single, 2: _pair, 3: _triple}
 _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 _CONV_TRANSPOSE = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
-
-
-def _empty(*size: int, device: Any = None, dtype: Any = None) -> Tensor:
-    from ...api.factories import empty
-
-    return empty(*size, device=device, dtype=dtype)
 
 
 class _ConvNd(Module):
@@ -100,11 +93,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        _reset_kaiming_uniform(self.weight, self.bias)
 
     def extra_repr(self) -> str:
         s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"

@@ -20,6 +20,16 @@ def _empty(*size: int, device: Any = None, dtype: Any = None) -> Tensor:
     return empty(*size, device=device, dtype=dtype)
 
 
+def _reset_kaiming_uniform(weight: Tensor, bias: Tensor | None) -> None:
+    """Linear's and the convolutions' ``reset_parameters``: kaiming_uniform_(a=sqrt(5)) is
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the weight, and the bias uses the same bound."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
+
+
 class Identity(Module):
     """Returns its input (any constructor arguments are ignored)."""
 
@@ -46,12 +56,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        # kaiming_uniform_(a=sqrt(5)) is U(-1/sqrt(fan_in), 1/sqrt(fan_in)), the bias uses the same bound
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        _reset_kaiming_uniform(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.linear(input, self.weight, self.bias)

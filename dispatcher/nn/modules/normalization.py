@@ -14,6 +14,27 @@ from .linear import _empty
 __all__ = ["GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
 
 
+def _affine_parameters(module: Module, shape: tuple, affine: bool, bias: bool, device: Any, dtype: Any) -> None:
+    """``weight`` and ``bias`` of ``shape`` (uninitialised; ``bias`` None unless asked), or both None."""
+    if affine:
+        module.weight = Parameter(_empty(*shape, device=device, dtype=dtype))
+        if bias:
+            module.bias = Parameter(_empty(*shape, device=device, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module: Module, affine: bool) -> None:
+    """torch's ``reset_parameters`` of the affine norms: weight ones, bias (if any) zeros."""
+    if affine:
+        init.ones_(module.weight)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` dims; weight ones and bias zeros when affine."""
 
@@ -25,22 +46,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(_empty(*self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_empty(*self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, self.elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.elementwise_affine)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -62,22 +72,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(_empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_channels,), self.affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

@@ -48,7 +48,7 @@ class _CircularPadNd(_PadNd):
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         if input.dim() not in (self._dims + 1, self._dims + 2):
             raise ValueError(f"expected {self._dims + 1}D or {self._dims + 2}D input (got {input.dim()}D input)")
-        return F.pad(input, self.padding, "circular")
+        return super().forward(input)
 
 
 class CircularPad1d(_CircularPadNd):
@@ -119,7 +119,7 @@ class _ConstantPadNd(_PadNd):
         self.value = value
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.pad(input, self.padding, "constant", self.value)
+        return F.pad(input, self.padding, self._mode, self.value)
 
     def extra_repr(self) -> str:
         return f"padding={self.padding}, value={self.value}"
@@ -143,31 +143,26 @@ class ConstantPad3d(_ConstantPadNd):
     _dims = 3
 
 
-class ZeroPad1d(ConstantPad1d):
+class _ZeroPadNd:
+    """What the three ``ZeroPad*`` add to their ``ConstantPad*`` base (listed first): the value fixed at 0.0 and the
+    bare ``padding`` repr."""
+
+    padding: tuple
+
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding, 0.0)  # type: ignore[call-arg]
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ZeroPad1d(_ZeroPadNd, ConstantPad1d):
     """Zero padding of the last dim."""
 
-    def __init__(self, padding: Any) -> None:
-        super().__init__(padding, 0.0)
 
-    def extra_repr(self) -> str:
-        return f"{self.padding}"
-
-
-class ZeroPad2d(ConstantPad2d):
+class ZeroPad2d(_ZeroPadNd, ConstantPad2d):
     """Zero padding of the last 2 dims."""
 
-    def __init__(self, padding: Any) -> None:
-        super().__init__(padding, 0.0)
 
-    def extra_repr(self) -> str:
-        return f"{self.padding}"
-
-
-class ZeroPad3d(ConstantPad3d):
+class ZeroPad3d(_ZeroPadNd, ConstantPad3d):
     """Zero padding of the last 3 dims."""
-
-    def __init__(self, padding: Any) -> None:
-        super().__init__(padding, 0.0)
-
-    def extra_repr(self) -> str:
-        return f"{self.padding}"

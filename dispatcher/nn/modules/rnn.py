@@ -22,16 +22,11 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
+from .linear import _empty
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 aten = namespace("aten")
-
-
-def _empty(*size: int, device: Any = None, dtype: Any = None) -> Tensor:
-    from ...api.factories import empty
-
-    return empty(*size, device=device, dtype=dtype)
 
 
 def _zeros(*size: int, dtype: Any, device: Any) -> Tensor:

@@ -122,14 +122,8 @@ class EmbeddingBag(Module):
         self.sparse = sparse
         self.include_last_offset = include_last_offset
 
-    def reset_parameters(self) -> None:
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self) -> None:
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
+    reset_parameters = Embedding.reset_parameters
+    _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
 
     def forward(self, input: Tensor, offsets: Tensor | None = None,  # noqa: A002
                 per_sample_weights: Tensor | None = None) -> Tensor:

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...modes.dispatch_mode import TorchDispatchMode, enable_reentrant_dispatch
-from ...modes.logging_tensor import DTYPE_ABBRS, _named_enum, tree_map
+from ...modes.logging_tensor import _named_args, _run_unwrapped, describe, tree_map
 from ...modes.weak import WeakIdKeyDictionary
 from ...tensor import Tensor
 
@@ -38,18 +38,6 @@ logger = logging.getLogger("LoggingTensor")
 def _op_name(func: Any) -> str:
     """torch's ``f"{func.__module__}.{func.__name__}"``: ``torch._ops.aten.mul.Tensor``."""
     return f"torch._ops.{func.namespace}.{func.__name__}"
-
-
-def _named_args(func: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-    """Enum arguments the library passes as codes (a ``MemoryFormat`` of 0) as the objects torch hands over."""
-    schema = getattr(func, "_schema", None)
-    if schema is None:
-        return args, kwargs
-    positional = [a for a in schema.arguments if not a.kwarg_only]
-    by_name = {a.name: a for a in schema.arguments}
-    args = tuple(_named_enum(positional[i] if i < len(positional) else None, a) for i, a in enumerate(args))
-    kwargs = {k: _named_enum(by_name.get(k), v) for k, v in kwargs.items()}
-    return args, kwargs
 
 
 def _log(func: Any, args: tuple, kwargs: dict, rs: Any) -> None:
@@ -82,15 +70,7 @@ class LoggingTensor(Tensor):
     @classmethod
     def __torch_dispatch__(cls, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
-
-        def unwrap(e: Any) -> Any:
-            return e.elem if isinstance(e, cls) else e
-
-        def wrap(e: Any) -> Any:
-            return cls(e) if isinstance(e, Tensor) else e
-
-        with cls.context():
-            rs = tree_map(wrap, func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs)))
+        rs = _run_unwrapped(cls, func, args, kwargs)
         _log(func, args, kwargs, rs)
         return rs
 
@@ -136,7 +116,7 @@ class LoggingTensorHandler(logging.Handler):
         if isinstance(a, cond_cls):
             maybe_type = ""
             if with_type and self.with_type:
-                maybe_type = f": {DTYPE_ABBRS.get(a.dtype.name, a.dtype.name)}[{', '.join(map(str, a.shape))}]"
+                maybe_type = f": {describe(a)}"
             return f"${self._shortid(a)}{maybe_type}"
         return repr(a)
 
