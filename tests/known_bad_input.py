@@ -300,3 +300,12 @@ KNOWN.update({
         "an all-inf rstd: torch's vectorized CPU kernel (its own summation order and fused formula) places its "
         "nan / inf results otherwise than ours; both are the non-finite results of a non-finite rstd"),
 })
+
+# wt-dtypes: ATen's test op _foobar
+KNOWN.update({
+    ('_foobar', 'self:None'): ('wrong_class',
+        "torch reaches its dispatcher with no tensor argument (NotImplementedError \"There were no tensor arguments "
+        "to this function\"), where for most CPU-kernel ops (nonzero, equal) it fails unboxing None instead; ours "
+        "refuses None for any aten Tensor argument when binding (RuntimeError \"Expected a proper Tensor but got "
+        "None\"): both refuse the call"),
+})

@@ -2167,3 +2167,9 @@ OPS.update({info.name: info for info in [
     OpInfo("norm.ScalarOpt_dim", [S(T((3, 4)), 2, [1]), S(T((3, 4)), None, [0], True), S(T((4, 3), D, "transposed"), 1, [0]),
                                   S(T((2, 3, 4)), 3, [0, 2])], [S(T((3, 4), L), 2, [1]), S(T((3, 4)), 2, [2])]),
 ]})
+
+# wt-dtypes: ATen's test op _foobar (returns its input itself; a CPU kernel only)
+OPS.update({info.name: info for info in [
+    OpInfo("_foobar", [S(T((3, 4))), S(T((2,), "int64"), False), S(T((3,), "float64"), False, True, arg3=False),
+                       S(T(())), S(T((2, 3), "float32", "transposed"), arg3=False)], meta=False),
+]})

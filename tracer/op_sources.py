@@ -65,6 +65,7 @@ FAMILIES: dict[str, str] = {
     "resizing": "upsample_* (nearest, nearest-exact, linear, bilinear, trilinear, bicubic), pixel_shuffle / "
                 "pixel_unshuffle",
     "recurrent": "lstm / gru / rnn_tanh / rnn_relu and their cells, oneDNN's LSTM layer, packed sequences",
+    "testing_ops": "ATen's test operators (_foobar: positional and keyword-only defaults, for dispatcher tests)",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

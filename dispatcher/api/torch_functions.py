@@ -34,6 +34,7 @@ from . import (
     resizing,
     shape,
     tensor_info,
+    testing_ops,
     transcendental,
     views,
 )
@@ -42,6 +43,7 @@ _MODULES = (from_data, factories, random, arithmetic, arithmetic_clamp, transcen
             views, shape, indexing, conversions, linalg, activations, normalization, convolution, pooling, tensor_info,
             dropout, losses, embedding, foreach, recurrent)
 _MODULES += (resizing,)
+_MODULES += (testing_ops,)
 
 __all__: list[str] = []
 for _module in _MODULES:

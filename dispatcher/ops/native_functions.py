@@ -832,4 +832,6 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     # norm_except_dim's Tensor.norm calls (NormBackward0 / NormBackward1)
     OpDef("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", CEA, tags=('reduction',)),
     OpDef("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", BACKEND, tags=('reduction',)),
+    # ATen's test op with positional and keyword-only defaults (test_python_dispatch's logging tests; wt-dtypes)
+    OpDef("_foobar(Tensor self, bool arg1=True, bool arg2=True, *, bool arg3=True) -> Tensor", BACKEND, tags=()),
 )

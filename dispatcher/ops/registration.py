@@ -33,6 +33,7 @@ KERNEL_MODULES = (
     "activations", "activations_softmax", "normalization", "losses", "losses_nll", "convolution", "pooling",
     "attention", "embedding", "dropout", "recurrent", "recurrent_kernels",
 )
+KERNEL_MODULES += ("testing_ops",)
 
 _KIND_KEYS = {
     BACKEND: ("CPU", "Meta"),
@@ -43,6 +44,7 @@ _KIND_KEYS = {
 #: backend ops torch registers with a CPU kernel only: on meta tensors they reach the Meta backend fallback
 #: (NotImplementedError "attempted to run this operator with Meta tensors"), as ``torch.equal`` does
 NO_META_KERNEL = frozenset({"equal", "_nested_tensor_from_mask_left_aligned"})
+NO_META_KERNEL |= {"_foobar"}  # ATen's test op: a CPU kernel only
 
 ATEN: Library | None = None
 

@@ -61,6 +61,7 @@ from . import (  # noqa: F401 - each module registers its formulas when imported
     resizing,
     shape,
     shape_padding,
+    testing_ops,
     transcendental,
     views,
 )
