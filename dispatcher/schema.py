@@ -1324,7 +1324,11 @@ def _conv_scalar(v: Any) -> Any:
     # Scalar (printed `number`): a Python int/float/complex (or subclass, e.g. numpy.float64);
     # the value keeps its kind. NB: numpy.int64 / numpy.float32 are refused, as in PyTorch.
     cls = type(v)
-    if cls is int or cls is float or cls is bool or cls is complex:
+    if cls is int:
+        if not -0x8000000000000000 <= v <= 0xFFFFFFFFFFFFFFFF:  # c10::Scalar holds an int64 or a uint64
+            raise OverflowError("int too big to convert")
+        return v
+    if cls is float or cls is bool or cls is complex:
         return v
     if isinstance(v, int):
         return int(v)
