@@ -270,3 +270,26 @@ def test_op_samples_with_unsigned_inputs(torch: Any, dtype: str, mode: str) -> N
         warnings.simplefilter("ignore")
         problems = _sweep(torch, dtype, mode)
     assert not problems, "\n".join(problems)
+
+
+def _python_ints(T: Any) -> dict[str, Any]:
+    """Python ints at the edges of what a c10::Scalar holds (int64 below, uint64 above), in number slots."""
+    return {
+        "full_u64_max": lambda: T.full((1,), 2**64 - 1, dtype=T.uint64), "full_2_64": lambda: T.full((1,), 2**64),
+        "full_i64_over": lambda: T.full((1,), 2**63, dtype=T.int64), "op_full_2_64": lambda: T.ops.aten.full.default([1], 2**64),
+        "add_2_64": lambda: T.ones(1) + 2**64, "add_2_63": lambda: T.ones(1) + 2**63, "add_below": lambda: T.ones(1) + (-2**63 - 1),
+        "add_min": lambda: T.ones(1) + (-2**63), "fill_2_64": lambda: T.zeros(1).fill_(2**64),
+        "fill_below": lambda: T.zeros(1).fill_(-2**63 - 1), "clamp_2_64": lambda: T.ones(1).clamp(2**64),
+        "tensor_2_63": lambda: T.tensor(2**63 + 1), "tensor_u8_neg": lambda: T.tensor([-1], dtype=T.uint8),
+        "tensor_i8_over": lambda: T.tensor([300], dtype=T.int8), "full_u8_neg": lambda: T.full((1,), -200, dtype=T.uint8),
+        "full_u16_neg_over": lambda: T.full((1,), -70000, dtype=T.uint16),
+        "bool_u64_max": lambda: bool(T.tensor([2**64 - 1], dtype=T.uint64)),
+        "int_u64_max": lambda: int(T.tensor([2**64 - 1], dtype=T.uint64)),
+    }
+
+
+def test_python_int_range(torch: Any) -> None:
+    theirs, ours = _python_ints(torch), _python_ints(dispatcher)
+    diffs = [f"{k}: torch {_outcome(theirs[k])} | ours {_outcome(ours[k])}" for k in theirs
+             if _outcome(theirs[k]) != _outcome(ours[k])]
+    assert not diffs, "\n".join(diffs)
