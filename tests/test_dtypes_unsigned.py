@@ -293,3 +293,25 @@ def test_python_int_range(torch: Any) -> None:
     diffs = [f"{k}: torch {_outcome(theirs[k])} | ours {_outcome(ours[k])}" for k in theirs
              if _outcome(theirs[k]) != _outcome(ours[k])]
     assert not diffs, "\n".join(diffs)
+
+
+def _traced(T: Any, make_fx: Any) -> list:
+    def f(x):  # noqa: ANN001, ANN202 - no annotations: torch's make_fx would print a return annotation
+        a = T.full((2,), 2**63 + 1, dtype=T.uint64)
+        return (a == x).sum(), a * a, x.to(T.float32)
+
+    x = T.tensor([2**63 + 1, 3], dtype=T.uint64)
+    out = []
+    for mode in ("real", "fake"):
+        g = make_fx(f, tracing_mode=mode)(x)
+        out += [g.code.strip(), [str(v) for v in g(x)]]
+    return out
+
+
+def test_make_fx_of_uint64_program(torch: Any) -> None:
+    """The graph holds the Python int 2**63 + 1 and torch.uint64 as torch's does, in real and fake tracing."""
+    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
+
+    from tracer import make_fx
+
+    assert _traced(dispatcher, make_fx) == _traced(torch, torch_make_fx)
