@@ -315,3 +315,20 @@ def test_make_fx_of_uint64_program(torch: Any) -> None:
     from tracer import make_fx
 
     assert _traced(dispatcher, make_fx) == _traced(torch, torch_make_fx)
+
+
+def test_graph_save_load_keeps_uint64() -> None:
+    """A traced uint64 program written by passes.serialize and read back runs the same (dtype and the int)."""
+    from passes.serialize import dumps
+    from passes.serialize_load import loads
+    from tracer import make_fx
+
+    def f(x):  # noqa: ANN001, ANN202
+        a = dispatcher.full((2,), 2**63 + 1, dtype=dispatcher.uint64)
+        return (a == x).sum(), a * a
+
+    x = dispatcher.tensor([2**63 + 1, 3], dtype=dispatcher.uint64)
+    g = make_fx(f)(x)
+    loaded = loads(dumps(g))
+    assert [(str(v.dtype), v.tolist()) for v in loaded(x)] == [("torch.int64", 1), ("torch.uint64", [1, 1])]
+    assert "9223372036854775809" in loaded.code and "torch.uint64" in loaded.code
