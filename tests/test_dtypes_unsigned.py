@@ -190,8 +190,6 @@ def test_save_load_both_ways(torch: Any, name: str) -> None:
 
 #: (op, dtype) where the sweep's outcome differs from torch's, and why
 KNOWN = {
-    "_foreach_clamp_max_.Scalar": "torch refuses writing the float result of a float bound into the unsigned "
-                                  "tensor (\"result type Float can't be cast\"); ours clamps in place",
     "_scaled_dot_product_attention_math": "an unsigned query with float key / value: torch's math kernel returns "
                                           "the query's dtype (garbage values); ours computes in float",
     "convolution_backward": "torch's oneDNN path refuses the unsigned input (\"itensor_view_from_dense\"); ours "
