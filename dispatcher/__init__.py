@@ -26,6 +26,9 @@ from .dtypes import (
     promote_types,
     set_default_dtype,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .errors import (
     AmbiguousAutogradOtherError,
@@ -116,6 +119,9 @@ __all__ = [
     "bool",
     "complex64",
     "complex128",
+    "uint16",
+    "uint32",
+    "uint64",
     "device",
     "channels_last",
     "channels_last_3d",

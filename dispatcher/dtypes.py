@@ -55,6 +55,12 @@ float64 = dtype("float64", np.float64, 8, 7)
 complex64 = dtype("complex64", np.complex64, 9, 9)
 complex128 = dtype("complex128", np.complex128, 10, 10)
 bool = dtype("bool", np.bool_, 0, 11)  # noqa: A001 - PyTorch's name
+# The "barebones" unsigned types (UInt16=27, UInt32=28, UInt64=29): outside the promotion lattice (promoting one
+# with any other dtype but a floating one is an error) and supported by few CPU kernels (factories, copies,
+# views, eq / ne, mul, bitwise and / or / xor, sort, ...; see ops/kernel_dtypes.py's UNSIGNED_KERNELS).
+uint16 = dtype("uint16", np.uint16, 11, 27)
+uint32 = dtype("uint32", np.uint32, 12, 28)
+uint64 = dtype("uint64", np.uint64, 13, 29)
 
 # PyTorch's aliases
 half, float, double = float16, float32, float64  # noqa: A001
@@ -62,9 +68,11 @@ short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble = complex64, complex128
 
 ALL_DTYPES: tuple[dtype, ...] = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
-_BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_CODE = {d.code: d for d in ALL_DTYPES}
-_BY_NP = {d.np_dtype: d for d in ALL_DTYPES}
+#: the barebones unsigned types, kept out of ALL_DTYPES (the dtypes every op supports and promotes)
+UNSIGNED_DTYPES: tuple[dtype, ...] = (uint16, uint32, uint64)
+_BY_NAME = {d.name: d for d in ALL_DTYPES + UNSIGNED_DTYPES}
+_BY_CODE = {d.code: d for d in ALL_DTYPES + UNSIGNED_DTYPES}
+_BY_NP = {d.np_dtype: d for d in ALL_DTYPES + UNSIGNED_DTYPES}
 
 _default_dtype = float32
 
@@ -88,7 +96,8 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
     except KeyError:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The only supported types are: "
-            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, "
+            "uint8, and bool."
         ) from None
 
 
@@ -116,10 +125,24 @@ def category(d: dtype) -> int:
     return 1
 
 
+def is_barebones_unsigned(d: dtype) -> builtins.bool:
+    """c10::isBarebonesUnsignedType: uint16 / uint32 / uint64."""
+    return d._rank > 10
+
+
 def promote_types(a: dtype, b: dtype) -> dtype:
     """``torch.promote_types``: the smallest dtype both convert to without losing category."""
     if a is b:
         return a
+    if a._rank > 10 or b._rank > 10:  # a barebones unsigned type: only a floating type promotes with it
+        if a.is_floating_point:
+            return a
+        if b.is_floating_point:
+            return b
+        from .ops.meta_utils import scalar_type_name
+
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{scalar_type_name(a)} and {scalar_type_name(b)}")
     if a is bool:
         return b
     if b is bool:
@@ -167,6 +190,8 @@ def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | No
         return higher
     if lower is not None and not lower.is_complex and higher.is_floating_point:
         return higher
+    if lower is not None and lower.is_complex and not higher.is_floating_point:
+        return lower  # an integral (or bool) higher group: the complex lower one wins
     if higher is bool or (lower is not None and (lower.is_floating_point or lower.is_complex)):
         return higher if lower is None else promote_types(higher, lower)
     return higher

@@ -1324,7 +1324,11 @@ def _conv_scalar(v: Any) -> Any:
     # Scalar (printed `number`): a Python int/float/complex (or subclass, e.g. numpy.float64);
     # the value keeps its kind. NB: numpy.int64 / numpy.float32 are refused, as in PyTorch.
     cls = type(v)
-    if cls is int or cls is float or cls is bool or cls is complex:
+    if cls is int:
+        if not -0x8000000000000000 <= v <= 0xFFFFFFFFFFFFFFFF:  # c10::Scalar holds an int64 or a uint64
+            raise _int_overflow(v)
+        return v
+    if cls is float or cls is bool or cls is complex:
         return v
     if isinstance(v, int):
         return int(v)
@@ -1409,7 +1413,33 @@ def _conv_tensor_or_number(v: Any) -> Any:
         return v
     if isinstance(v, (str, bytes)):
         raise _Mismatch
+    if type(v) is int and not -0x8000000000000000 <= v <= 0xFFFFFFFFFFFFFFFF:
+        raise _int_overflow(v)  # a wrapped number is an int64 or uint64 Scalar
     return _to_number(v)
+
+
+def _int_overflow(v: int) -> OverflowError:
+    """The binding's error for a Python int no c10::Scalar holds (below int64, above uint64)."""
+    return OverflowError("can't convert negative int to unsigned" if v < 0 else "int too big to convert")
+
+
+def _is_scalar_type(t: Any) -> bool:
+    """``Scalar`` or ``Scalar?``."""
+    elem = getattr(t, "elem", None)
+    if elem is not None and type(t).__name__ == "OptionalType":
+        t = elem
+    return getattr(t, "name", None) == "Scalar"
+
+
+def _has_big_int(args: Any, slots: tuple[int, ...]) -> bool:
+    """A Python int beyond int64 / uint64 in one of the number slots ``slots``."""
+    n = len(args)
+    for i in slots:
+        if i < n:
+            v = args[i]
+            if type(v) is int and not -0x8000000000000000 <= v <= 0xFFFFFFFFFFFFFFFF:
+                return True
+    return False
 
 
 _BASE_CONVERTERS: dict[str, Callable[[Any], Any]] = {
@@ -1667,6 +1697,9 @@ class FunctionSchema:
         self._converts = tuple(c[0] for c in converters)    # value -> schema form, or _Mismatch
         self._fast_types = tuple(c[1] for c in converters)  # exact types already in schema form
         self._fast_elems = tuple(c[2] for c in converters)  # for lists: exact element types
+        # number slots taking a Python int: one beyond int64 / uint64 goes to the slow path's OverflowError
+        self._int_slots = tuple(i for i, (a, c) in enumerate(zip(args, converters, strict=True))
+                                if c[1] and int in c[1] and (c[0] is _conv_tensor_or_number or _is_scalar_type(a.type)))
         self._same = tuple(_default_matcher(a) for a in args)
         self._default_values = tuple(a.default for a in args)
         self._has_default = tuple(a.has_default for a in args)
@@ -1717,14 +1750,15 @@ class FunctionSchema:
                             continue
                         break
                 else:
-                    n_required = self._n_required
-                    if n > n_required:
-                        same = self._same
-                        while n > n_required and same[n - 1](args[n - 1]):
-                            n -= 1
-                        if n < len(args):
-                            return tuple(args[:n]), {}
-                    return (args if type(args) is tuple else tuple(args)), {}
+                    if not (self._int_slots and _has_big_int(args, self._int_slots)):
+                        n_required = self._n_required
+                        if n > n_required:
+                            same = self._same
+                            while n > n_required and same[n - 1](args[n - 1]):
+                                n -= 1
+                            if n < len(args):
+                                return tuple(args[:n]), {}
+                        return (args if type(args) is tuple else tuple(args)), {}
         try:
             bound, bound_kwargs = self._bind(args, kwargs)
         except _Mismatch as m:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dispatcher.dtypes import ALL_DTYPES
+from dispatcher.dtypes import ALL_DTYPES, UNSIGNED_DTYPES
 from dispatcher.fake import FakeTensorMode
 from dispatcher.fake.fake_tensor import make_fake
 from dispatcher.tensor import Tensor, device
@@ -17,7 +17,7 @@ from dispatcher.tensor import Tensor, device
 __all__ = ["DTYPES_BY_NAME", "fake_from_meta", "tensor_meta"]
 
 #: dtype name ("float32") -> dispatcher dtype
-DTYPES_BY_NAME = {d.name: d for d in ALL_DTYPES}
+DTYPES_BY_NAME = {d.name: d for d in ALL_DTYPES + UNSIGNED_DTYPES}
 _META = device("meta")
 
 

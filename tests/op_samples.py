@@ -2249,3 +2249,8 @@ def _table_conj() -> list[OpInfo]:
 
 
 OPS.update({info.name: info for info in _table_conj()})
+# wt-dtypes: ATen's test op _foobar (returns its input itself; a CPU kernel only)
+OPS.update({info.name: info for info in [
+    OpInfo("_foobar", [S(T((3, 4))), S(T((2,), "int64"), False), S(T((3,), "float64"), False, True, arg3=False),
+                       S(T(())), S(T((2, 3), "float32", "transposed"), arg3=False)], meta=False),
+]})

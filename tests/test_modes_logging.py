@@ -229,3 +229,58 @@ def test_optional_tensor_list_arguments(torch: Any) -> None:
     theirs, ours = both(torch, _optional_tensor_list)
     assert ours == theirs
     assert ours[1] == "$1: f32[] = torch._ops.my_sub_lib.weird.default(['None', '$0'])"
+
+
+def _foobar_defaults(E: Any) -> list:
+    """test_kwarg_only_and_positional_default: ATen's test op ``_foobar(Tensor self, bool arg1=True, bool arg2=True,
+    *, bool arg3=True)``; the log leaves out arguments equal to their defaults, also when passed by keyword."""
+    T, lt = E.T, E.lt
+    with lt.capture_logs() as logs:
+        x = lt.LoggingTensor(T.ones(1))
+        lt.log_input("x", x)
+        T.ops.aten._foobar(x)
+        T.ops.aten._foobar(x, False)
+        T.ops.aten._foobar(x, arg3=False)
+        T.ops.aten._foobar(x, False, arg3=False)
+        T.ops.aten._foobar(x, True, arg3=True)
+        T.ops.aten._foobar(x, arg1=True, arg2=False)
+        T._foobar(x, False, True, arg3=False)
+    return logs
+
+
+def test_kwarg_only_and_positional_default(torch: Any) -> None:
+    theirs, ours = both(torch, _foobar_defaults)
+    assert ours == theirs
+    assert ours[:5] == [
+        "$0: f32[1] = input('x')",
+        "$1: f32[1] = torch._ops.aten._foobar.default($0)",
+        "$2: f32[1] = torch._ops.aten._foobar.default($0, False)",
+        "$3: f32[1] = torch._ops.aten._foobar.default($0, arg3=False)",
+        "$4: f32[1] = torch._ops.aten._foobar.default($0, False, arg3=False)",
+    ]
+
+
+def _foobar_behaviour(E: Any) -> list:
+    """The kernel returns its input itself; no Meta kernel; a NotImplemented node; the binding's checks."""
+    T = E.T
+    out = []
+    x = T.ones(2)
+    out.append(T._foobar(x, False) is x)
+    w = T.ones(2, requires_grad=True)
+    y = T.ops.aten._foobar(w, arg3=False)
+    out.append((y is w, type(y.grad_fn).__name__, y.is_leaf))
+    calls = [lambda: y.sum().backward(), lambda: T.ops.aten._foobar(T.ones(2, device="meta")),
+             lambda: T._foobar(1), lambda: T._foobar(x, 2), lambda: T._foobar(x, True, True, True),
+             lambda: T._foobar(x, arg3=1)]
+    for call in calls:
+        try:
+            call()
+            out.append("no error")
+        except Exception as e:  # noqa: BLE001 - the class and the first line are compared with torch's
+            out.append((type(e).__name__, str(e).splitlines()[0][:120]))
+    return out
+
+
+def test_foobar_behaviour(torch: Any) -> None:
+    theirs, ours = both(torch, _foobar_behaviour)
+    assert ours == theirs

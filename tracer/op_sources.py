@@ -68,6 +68,7 @@ FAMILIES: dict[str, str] = {
     "storage": "set_ (a tensor re-pointed at a storage or at another tensor's), is_set_to",
     "complex": "conj / _conj / resolve_conj / conj_physical, _neg_view / resolve_neg, is_conj / is_neg (the lazy "
                "conjugate and negative bits), real / imag, view_as_real / view_as_complex",
+    "testing_ops": "ATen's test operators (_foobar: positional and keyword-only defaults, for dispatcher tests)",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

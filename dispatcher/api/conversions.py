@@ -161,7 +161,8 @@ def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
 _TYPE_NAMES = {
     "float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
     "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor", "int8": "torch.CharTensor",
-    "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
+    "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor", "uint16": "torch.UInt16Tensor",
+    "uint32": "torch.UInt32Tensor", "uint64": "torch.UInt64Tensor",
 }
 
 
@@ -179,7 +180,10 @@ def _float(self: Tensor) -> float:
 def _int(self: Tensor) -> int:
     if self.numel() != 1:
         raise ValueError("only one element tensors can be converted to Python scalars")
-    return int(aten.item.default(self))
+    value = int(aten.item.default(self))
+    if value > 0x7FFFFFFFFFFFFFFF:  # a uint64 beyond int64: Tensor.__int__ reads an int64 (c10::checked_convert)
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return value
 
 
 def _index(self: Tensor) -> int:

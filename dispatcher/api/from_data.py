@@ -90,7 +90,33 @@ def _to_numpy(data: Any, dt: _dt.dtype) -> np.ndarray:
     if isinstance(data, (list, tuple)):
         _check_rectangular(data, dt)
         data = [x.tolist() if isinstance(x, Tensor) else x for x in data]
-    return np.array(data, dtype=dt.np_dtype)
+    try:
+        return np.array(data, dtype=dt.np_dtype)
+    except OverflowError:
+        if dt.is_floating_point or dt.is_complex or dt is _dt.bool:
+            raise
+        return _wrapped_ints(data, dt)
+
+
+def _wrapped_ints(data: Any, dt: _dt.dtype) -> np.ndarray:
+    """Python ints NumPy refuses for an integral dtype, converted as PyTorch's tensor constructor does: read as
+    int64 (uint64: as uint64), then checked like c10's ``checked_convert`` (negative values wrap into an unsigned
+    type when their magnitude fits)."""
+    values = np.array(data, dtype=object)
+    info = np.iinfo(dt.np_dtype)
+    for v in values.reshape(-1):
+        v = int(v)
+        if dt is _dt.uint64:
+            if v < 0:
+                raise OverflowError("can't convert negative int to unsigned")
+            if v >= 1 << 64:
+                raise OverflowError("int too big to convert")
+        elif not -(1 << 63) <= v < (1 << 63):
+            raise ValueError("Overflow when unpacking long long")
+        elif v > info.max or (v < 0 and -v > (info.max if info.min == 0 else -info.min)):
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+    return np.array([int(v) % (1 << (8 * dt.itemsize)) for v in values.reshape(-1)],
+                    dtype=np.uint64).astype(dt.np_dtype).reshape(values.shape)
 
 
 def _copy_to(t: Tensor, dt: _dt.dtype, device: Any, copy: bool = True) -> Tensor:

@@ -35,6 +35,7 @@ from . import (
     resizing,
     shape,
     tensor_info,
+    testing_ops,
     transcendental,
     views,
 )
@@ -44,6 +45,7 @@ _MODULES = (from_data, factories, random, arithmetic, arithmetic_clamp, transcen
             dropout, losses, embedding, foreach, recurrent)
 _MODULES += (resizing,)
 _MODULES += (complex,)
+_MODULES += (testing_ops,)
 
 __all__: list[str] = []
 for _module in _MODULES:

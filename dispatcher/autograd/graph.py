@@ -167,7 +167,8 @@ def _type_string(t: Any) -> str:
     names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "int64": "LongTensor",
              "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
              "bool": "BoolTensor", "bfloat16": "BFloat16Tensor", "complex64": "ComplexFloatTensor",
-             "complex128": "ComplexDoubleTensor"}
+             "complex128": "ComplexDoubleTensor", "uint16": "UInt16Tensor", "uint32": "UInt32Tensor",
+             "uint64": "UInt64Tensor"}
     base = names.get(t._dtype.name, "Tensor")
     return f"torch.{base}" if t._device.type == "cpu" else f"torch.{t._device.type}.{base}"
 

@@ -120,11 +120,13 @@ def warn_non_leaf_grad(t: Any) -> None:
 _CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                    "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
                    "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
-                   "complex128": "c10::complex<double>"}
+                   "complex128": "c10::complex<double>", "uint16": "short unsigned int", "uint32": "unsigned int",
+                   "uint64": "long unsigned int"}
 #: ScalarType names PyTorch prints for a tensor's grad_dtype
 _DTYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                 "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+                "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32",
+                "uint64": "UInt64"}
 
 
 def set_grad(t: Any, value: Any) -> None:

@@ -45,7 +45,7 @@ logger = logging.getLogger(LOGGER_NAME)
 DTYPE_ABBRS = {
     "uint8": "u8", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "float16": "f16",
     "bfloat16": "bf16", "float32": "f32", "float64": "f64", "complex32": "c32", "complex64": "c64",
-    "complex128": "c128", "bool": "b8",
+    "complex128": "c128", "bool": "b8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
 }
 
 

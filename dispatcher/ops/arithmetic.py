@@ -554,7 +554,7 @@ def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 def _c_name(dt: _dt.dtype) -> str:
     """dtype as ``c10::toString(ScalarType)`` lower-cased in lerp's messages ("float", "double", "long")."""
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "bool": "bool"}.get(dt.name, dt.name)
+            "int32": "int", "bool": "bool", "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int"}.get(dt.name, dt.name)
 
 
 def _lerp_values(start: Any, end: Any, weight: Any) -> Any:

@@ -39,6 +39,7 @@ _TYPE_META_NAMES = {
     "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
     "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double",
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+    "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int",
 }
 _FLASH_DTYPES = (_dt.float32, _dt.float64, _dt.float16)
 SDP_FLASH, SDP_MATH = 1, 0  # sdp::SDPBackend codes (flash_attention = 1 in 2.13's enum; math = 0)

@@ -229,7 +229,7 @@ def isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-0
     a, b = self, other
     if a._dtype is _bool:
         a = aten.to.dtype(a, _dt.get_default_dtype())
-    if b._dtype is _bool:
+    if not (b._dtype.is_floating_point or b._dtype.is_complex):  # an integral (or bool) other: the default float
         b = aten.to.dtype(b, _dt.get_default_dtype())
     allowed = aten.add.Scalar(aten.abs.default(aten.mul.Scalar(b, rtol)), atol)
     actual = aten.abs.default(aten.sub.Tensor(a, b))

@@ -223,6 +223,7 @@ def copy(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 _C_TYPE_NAMES = {
     "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
     "float16": "c10::Half", "float32": "float", "float64": "double",
+    "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
 }
 
 
@@ -314,7 +315,10 @@ def is_nonzero(self: Tensor) -> bool:
         raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
     if n > 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return bool(_op("item")(self))
+    value = _op("item")(self)
+    if type(value) is int and value > 0x7FFFFFFFFFFFFFFF:  # an integral Scalar is read as int64 (a uint64 overflows)
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return bool(value)
 
 
 @impl("item", "CompositeImplicitAutograd")

@@ -39,7 +39,7 @@ aten = namespace("aten")
 _LEGACY_NAMES = {
     "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
-    "bool": "BoolTensor",
+    "bool": "BoolTensor", "uint16": "UInt16Tensor", "uint32": "UInt32Tensor", "uint64": "UInt64Tensor",
 }
 
 
@@ -47,6 +47,7 @@ _LEGACY_NAMES = {
 _META_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "long int",
     "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+    "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int",
 }
 
 

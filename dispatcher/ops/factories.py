@@ -24,11 +24,12 @@ from .strides import CHANNELS_LAST, CHANNELS_LAST_3D, _channels_last_strides, li
 SCALAR_TYPE_NAMES = {
     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
     "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-    "complex128": "ComplexDouble",
+    "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
 }
 _C_TYPE_NAMES = {
     "bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
     "float16": "c10::Half", "float32": "float", "float64": "double",
+    "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
 }
 
 
@@ -76,9 +77,10 @@ def checked_value(value: Any, dtype: _dt.dtype) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow")
     info = np.iinfo(dtype.np_dtype)
-    if not info.min <= int(value) <= info.max and not (dtype is _dt.uint8 and -128 <= int(value) < 0):
+    wraps = info.min == 0 and isinstance(value, int) and value < 0 and -value <= info.max  # c10: unsigned wrap
+    if not info.min <= int(value) <= info.max and not wraps:
         raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow")
-    return int(value)
+    return int(value) % (1 << 64) if wraps else int(value)
 
 
 def _filled(shape: tuple[int, ...], value: Any, dtype: _dt.dtype, device: Any,

@@ -15,6 +15,8 @@ from typing import Any
 from ..op_overload import namespace
 from ..tensor import Tensor
 from .kernel_registry import impl
+from .meta_utils import can_cast, scalar_type_name
+from .tensor_iterator import _C_TYPE_NAMES
 
 aten = namespace("aten")
 
@@ -104,7 +106,11 @@ def _foreach_clamp_min_(self: list[Tensor], scalar: Any) -> None:
 def _foreach_clamp_max_(self: list[Tensor], scalar: Any) -> None:
     _check(self)
     for t in self:
-        aten.copy_.default(t, aten.clamp_max.default(t, scalar))
+        out = aten.clamp_max.default(t, scalar)
+        if not can_cast(out._dtype, t._dtype):  # a float bound on an integral tensor: clamp_max_'s cast check
+            raise RuntimeError(f"result type {scalar_type_name(out._dtype)} can't be cast to the desired output "
+                               f"type {_C_TYPE_NAMES[t._dtype.name]}")
+        aten.copy_.default(t, out)
 
 
 @impl("_foreach_norm.Scalar", "CompositeExplicitAutograd")

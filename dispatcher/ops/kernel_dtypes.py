@@ -42,13 +42,16 @@ def _can_cast(frm: _dt.dtype, to: _dt.dtype) -> bool:
 _LEGACY_TYPE = {
     "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int", "int16": "Short",
     "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
 }
 
 
 def legacy_type_name(t: Tensor) -> str:
     """``torch.FloatTensor`` for a CPU float32 tensor, ``MetaFloatType`` for a meta one (c10's toString)."""
     name = _LEGACY_TYPE.get(t._dtype.name, t._dtype.name)
-    return f"Meta{name}Type" if t._device.type == "meta" else f"torch.{name}Tensor"
+    if t._device.type == "meta" or _dt.is_barebones_unsigned(t._dtype):  # (no legacy Python type: "CPUUInt32Type")
+        return f"{'Meta' if t._device.type == 'meta' else 'CPU'}{name}Type"
+    return f"torch.{name}Tensor"
 
 
 def _f64(t: Tensor) -> np.ndarray:

@@ -49,6 +49,7 @@ _TYPEMETA_NAME = {
     "float32": "float", "float64": "double", "int64": "long int", "int32": "int", "float16": "c10::Half",
     "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+    "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int",
 }
 
 

@@ -210,7 +210,7 @@ def strides_in_operand_order(shape: tuple[int, ...], operand_strides: Sequence[S
 _TORCH_NAMES = {
     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
     "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-    "complex128": "ComplexDouble",
+    "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
 }
 
 
@@ -313,6 +313,7 @@ _C_SCALAR_NAMES = {
     "bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
     "float16": "c10::Half", "float32": "float", "float64": "double",
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+    "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
 }
 
 

@@ -863,4 +863,6 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("imag(Tensor(a) self) -> Tensor(a)", CIA, tags=()),
     OpDef("view_as_real(Tensor(a) self) -> Tensor(a)", BACKEND, tags=()),
     OpDef("view_as_complex(Tensor(a) self) -> Tensor(a)", BACKEND, tags=()),
+    # ATen's test op with positional and keyword-only defaults (test_python_dispatch's logging tests; wt-dtypes)
+    OpDef("_foobar(Tensor self, bool arg1=True, bool arg2=True, *, bool arg3=True) -> Tensor", BACKEND, tags=()),
 )

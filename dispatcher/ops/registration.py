@@ -11,6 +11,8 @@ import importlib
 
 from ..library import Library
 from .inplace_or_view import make_inplace_kernel
+from .kernel_dtypes_unsigned import UNSIGNED_KERNELS
+from .kernel_dtypes_unsigned import gate as unsigned_gate
 from .kernel_registry import KERNELS, SITES
 from .memory_overlap import CHECKS_INTERNAL_OVERLAP, checking_internal_overlap
 from .native_functions import BACKEND, CEA, CIA, NATIVE_FUNCTIONS
@@ -35,6 +37,7 @@ KERNEL_MODULES = (
     "storage", "views_dtype",
     "complex",
 )
+KERNEL_MODULES += ("testing_ops",)
 
 _KIND_KEYS = {
     BACKEND: ("CPU", "Meta"),
@@ -46,6 +49,7 @@ _KIND_KEYS = {
 #: (NotImplementedError "attempted to run this operator with Meta tensors"), as ``torch.equal`` does
 NO_META_KERNEL = frozenset({"equal", "_nested_tensor_from_mask_left_aligned"})
 NO_META_KERNEL = NO_META_KERNEL | {"is_set_to"}  # wt-storage
+NO_META_KERNEL |= {"_foobar"}  # ATen's test op: a CPU kernel only
 
 ATEN: Library | None = None
 
@@ -93,6 +97,8 @@ def register_aten() -> Library:
         module = SITES[(name, key)][0] if (name, key) in SITES else fn.__module__
         if name in CHECKS_INTERNAL_OVERLAP and key != "CompositeImplicitAutograd":
             fn = checking_internal_overlap(fn)
+        if name in UNSIGNED_KERNELS and key in ("CPU", "CompositeExplicitAutograd"):
+            fn = unsigned_gate(fn, name)  # the CPU switch has no uint16 / uint32 / uint64 case
         lib.impl(name, fn, key, debug=f"registered at dispatcher/ops/{module.rsplit('.', 1)[-1]}.py")
     from ..autograd import (  # noqa: F401 - formulas (the derivatives package imports its family modules)
         MANUAL_AUTOGRAD_KERNELS,

@@ -172,6 +172,7 @@ _C_TYPE_NAMES = {
     "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
     "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double",
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+    "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int",
 }
 
 

@@ -232,7 +232,8 @@ def tensor_split_tensor(self: Tensor, tensor_indices_or_sections: Tensor, dim: i
 
 def _scalar_type_name(t: Tensor) -> str:
     return {"float32": "Float", "float64": "Double", "float16": "Half", "int32": "Int", "int16": "Short",
-            "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(t._dtype.name, t._dtype.name)
+            "int8": "Char", "uint8": "Byte", "bool": "Bool", "uint16": "UInt16", "uint32": "UInt32",
+            "uint64": "UInt64"}.get(t._dtype.name, t._dtype.name)
 
 
 # --- the transpose properties: x.T, x.mT, x.mH, x.H, x.adjoint() ---------------------------------------

@@ -26,11 +26,13 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Size, Tensor, device
-from .rebuild import TorchGlobal, storage_name
+from .rebuild import STORAGE_NAMES, TorchGlobal, storage_name
 
 __all__ = ["CheckpointPickler"]
 
 _REBUILD_TENSOR = TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_TENSOR_V3 = TorchGlobal("torch._utils", "_rebuild_tensor_v3")
+_UNTYPED_STORAGE = TorchGlobal("torch.storage", "UntypedStorage")
 _REBUILD_PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter")
 _SIZE = TorchGlobal("torch", "Size")
 _REBUILD_FROM_TYPE = TorchGlobal("torch._tensor", "_rebuild_from_type_v2")
@@ -97,6 +99,8 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined]
             if data.dtype.byteorder == ">":
                 data = data.astype(data.dtype.newbyteorder("<"))
             self.storages.append((key, data.tobytes()))
+        if obj.dtype.name not in STORAGE_NAMES:  # a dtype without a legacy storage class: untyped bytes
+            return ("storage", _UNTYPED_STORAGE, key, "cpu", int(flat.size) * obj.dtype.itemsize)
         return ("storage", TorchGlobal("torch", storage_name(obj.dtype)), key, "cpu", int(flat.size))
 
     def _storage_object(self, obj: Any) -> Any:
@@ -152,5 +156,8 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined]
             item = t._dtype.itemsize
             flat = untyped._bytes[: (untyped._bytes.size // item) * item].view(t._dtype.np_dtype)
         storage = _StorageRef(flat, t._dtype, untyped._impl)
+        if t._dtype.name not in STORAGE_NAMES:  # torch's _rebuild_tensor_v3: the dtype travels with the tensor
+            return _REBUILD_TENSOR_V3, (storage, t._storage_offset, tuple(t._shape), tuple(t._stride),
+                                        bool(requires_grad), collections.OrderedDict(), t._dtype)
         return _REBUILD_TENSOR, (storage, t._storage_offset, tuple(t._shape), tuple(t._stride), bool(requires_grad),
                                  collections.OrderedDict())

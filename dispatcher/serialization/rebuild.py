@@ -117,6 +117,22 @@ def _rebuild_tensor_v2(storage: Any, storage_offset: Any, size: Any, stride: Any
     return t
 
 
+def _rebuild_tensor_v3(storage: Any, storage_offset: Any, size: Any, stride: Any, requires_grad: Any,
+                       backward_hooks: Any, dtype: Any, metadata: Any = None) -> Tensor:
+    """A tensor of ``dtype`` over an untyped (byte) storage: how torch saves the dtypes without a legacy storage
+    class (uint16 / uint32 / uint64)."""
+    if not isinstance(storage, LoadedStorage) or not isinstance(dtype, _dt.dtype):
+        raise pickle.UnpicklingError(f"_rebuild_tensor_v3: expected a storage and a dtype, got "
+                                     f"{type(storage).__name__} and {type(dtype).__name__}")
+    if storage.dtype is not dtype:
+        raw = storage.array
+        if raw.size % dtype.itemsize:
+            raise pickle.UnpicklingError(f"_rebuild_tensor_v3: a storage of {raw.size} bytes does not hold "
+                                         f"{dtype} elements")
+        storage = LoadedStorage(raw.view(dtype.np_dtype), dtype)
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata)
+
+
 def _rebuild_parameter(data: Any, requires_grad: Any, backward_hooks: Any) -> Any:
     from ..nn.parameter import Parameter
 
@@ -189,6 +205,8 @@ def allowed_globals() -> dict[str, Any]:
         "builtins.set": set,
         "builtins.complex": complex,
         "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+        "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
+        "torch.storage.UntypedStorage": StorageType("UntypedStorage", _dt.uint8),
         "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,

@@ -63,6 +63,7 @@ from . import (  # noqa: F401 - each module registers its formulas when imported
     shape,
     shape_padding,
     storage,
+    testing_ops,
     transcendental,
     views,
 )
