@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from . import dtypes as _dt
 from .keys import DispatchKey
 from .keyset import full_after_bits, key_bits
 
@@ -72,8 +73,17 @@ def logical_values(t: Any) -> np.ndarray:
     if bits & CONJ_BIT:
         data = np.conj(data)
     if bits & NEG_BIT:
+        _check_negatable(t._dtype)
         data = np.negative(data)
     return data
+
+
+def _check_negatable(dt: Any) -> None:
+    """Resolving a negative bit runs ``neg``'s CPU kernel in torch, whose switch has no barebones unsigned case."""
+    if _dt.is_barebones_unsigned(dt):
+        from .ops.meta_utils import scalar_type_name
+
+        raise NotImplementedError(f'"neg_cpu" not implemented for \'{scalar_type_name(dt)}\'')
 
 
 def to_physical(dst: Any, values: np.ndarray) -> np.ndarray:
@@ -82,6 +92,7 @@ def to_physical(dst: Any, values: np.ndarray) -> np.ndarray:
     if bits & CONJ_BIT and dst._dtype.is_complex:
         values = np.conj(values)
     if bits & NEG_BIT:
+        _check_negatable(dst._dtype)
         values = np.negative(values)
     return values
 

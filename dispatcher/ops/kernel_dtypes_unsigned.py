@@ -265,6 +265,7 @@ UNSIGNED_KERNELS: dict[str, tuple[Any, str]] = {
     "native_group_norm_backward": ("GroupNormBackwardKernelImpl", SAME),
     "native_layer_norm": ("LayerNormKernelImpl", SAME),
     "native_layer_norm_backward": ("LayerNormBackwardKernelImpl", SAME),
+    "_conj_physical": ("conj_cpu", SELF),
     "neg": ("neg_cpu", PROMOTE),
     "neg_": ("neg_cpu", PROMOTE),
     "nll_loss2d_backward": ("nll_loss2d_backward_out_frame", SAME),

@@ -121,7 +121,7 @@ def _rebuild_tensor_v3(storage: Any, storage_offset: Any, size: Any, stride: Any
                        backward_hooks: Any, dtype: Any, metadata: Any = None) -> Tensor:
     """A tensor of ``dtype`` over an untyped (byte) storage: how torch saves the dtypes without a legacy storage
     class (uint16 / uint32 / uint64)."""
-    if not isinstance(storage, LoadedStorage) or not isinstance(dtype, _dt.dtype):
+    if not _is_loaded(storage) or not isinstance(dtype, _dt.dtype):
         raise pickle.UnpicklingError(f"_rebuild_tensor_v3: expected a storage and a dtype, got "
                                      f"{type(storage).__name__} and {type(dtype).__name__}")
     if storage.dtype is not dtype:
