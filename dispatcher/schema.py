@@ -1423,7 +1423,7 @@ def _int_overflow(v: int) -> OverflowError:
     return OverflowError("can't convert negative int to unsigned" if v < 0 else "int too big to convert")
 
 
-def _is_scalar_type(t: Any) -> bool:
+def _is_scalar_number(t: Any) -> bool:
     """``Scalar`` or ``Scalar?``."""
     elem = getattr(t, "elem", None)
     if elem is not None and type(t).__name__ == "OptionalType":
@@ -1699,7 +1699,7 @@ class FunctionSchema:
         self._fast_elems = tuple(c[2] for c in converters)  # for lists: exact element types
         # number slots taking a Python int: one beyond int64 / uint64 goes to the slow path's OverflowError
         self._int_slots = tuple(i for i, (a, c) in enumerate(zip(args, converters, strict=True))
-                                if c[1] and int in c[1] and (c[0] is _conv_tensor_or_number or _is_scalar_type(a.type)))
+                                if c[1] and int in c[1] and (c[0] is _conv_tensor_or_number or _is_scalar_number(a.type)))
         self._same = tuple(_default_matcher(a) for a in args)
         self._default_values = tuple(a.default for a in args)
         self._has_default = tuple(a.has_default for a in args)
