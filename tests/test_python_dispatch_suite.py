@@ -398,3 +398,63 @@ def test_dispatcher_error_filenames(torch: Any) -> None:
         src = open(__file__).read().splitlines()
         return ["/dev/null" in msg, [src[n - 1].split("#")[-1].strip() for n in lines]]
     assert _same(torch, program) == [False, ["FIRST_LIB_MARKER", "SECOND_LIB_MARKER"]]
+
+
+def test_inplace_and_out_ops_return_their_argument(torch: Any) -> None:
+    """(behind test_storage_can_be_converted_to_python_object and test_custom_autograd's ``x.grad`` updates) an
+    in-place op on a wrapper subclass returns the very tensor it was called on, whatever ``__torch_dispatch__``
+    returned (c10's boxed-to-unboxed wrapper returns the ``Tensor(a!)`` argument); under a mode too."""
+    def program(E: Any) -> list:
+        T = E.T
+        z = E.lt.LoggingTensor(T.ones(2))
+        out = [z.add_(1) is z, z.mul_(2) is z, T.ops.aten.add_.Tensor(z, 1) is z, z.elem.tolist()]
+        with T.inference_mode():
+            w = E.lt.LoggingTensor(T.ones(2))
+            out.append(w.sub_(1) is w)
+
+        class Fresh(E.pd.TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                r = func(*args, **(kwargs or {}))
+                return r.clone() if isinstance(r, T.Tensor) else r
+
+        x = T.ones(2)
+        with Fresh():
+            out += [x.add_(1) is x, x.tolist(), outcome(lambda: T.zeros(2).neg().tolist())]
+        return out
+    assert _same(torch, program)[:3] == [True, True, True]
+
+
+def _custom_aliasing(E: Any) -> list:
+    """test_wrapper_subclass_aliasing_custom, with ops of custom_op_db's shapes written here (torch's
+    testing/_internal/custom_op_db.py is not ported): a functional custom op, one returning a tuple, one mutating its
+    argument; TwoTensor arguments alias their outputs where plain ones do."""
+    T, L = E.T, _lib(E)
+    if E.name == "torch":
+        from torch.multiprocessing.reductions import StorageWeakRef
+    else:
+        from dispatcher.multiprocessing.reductions import StorageWeakRef
+    ns = NS + "_alias"
+    with L._scoped_library(ns, "FRAGMENT") as lib:
+        lib.define("mul(Tensor x, Tensor y) -> Tensor")
+        lib.define("sort3(Tensor x) -> (Tensor, Tensor, Tensor)")
+        lib.define("add_one_(Tensor(a!) x) -> ()")
+        lib.impl("mul", lambda x, y: x * y, "CompositeExplicitAutograd")
+        lib.impl("sort3", lambda x: (x.clone(), x.argsort(), x.argsort().argsort()), "CompositeExplicitAutograd")
+        lib.impl("add_one_", lambda x: [x.add_(1), None][1], "CompositeExplicitAutograd")
+        ops = getattr(T.ops, ns)
+        cases = [(ops.mul.default, 2), (ops.sort3.default, 1), (ops.add_one_.default, 1)]
+        rows = []
+        for op, n in cases:
+            for wrap in (lambda t: t, lambda t: E.TwoTensor(t, t.clone())):
+                args = [wrap(T.tensor([3.0, 1.0, 2.0])) for _ in range(n)]
+                out = op(*args)
+                outs = [o for o in (out if isinstance(out, tuple) else (out,)) if isinstance(o, T.Tensor)]
+                rows.append([type(o).__name__ for o in outs] + [
+                    (o is a, StorageWeakRef(o.untyped_storage()) == StorageWeakRef(a.untyped_storage()))
+                    for o in outs for a in args] + [a.tolist() if type(a) is T.Tensor else a.a.tolist() for a in args])
+    return rows
+
+
+def test_wrapper_subclass_aliasing_custom(torch: Any) -> None:
+    """test_wrapper_subclass_aliasing_custom."""
+    _same(torch, _custom_aliasing)
