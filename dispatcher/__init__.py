@@ -251,3 +251,8 @@ from .utils import data as _utils_data  # noqa: E402, F401  (makes dispatcher.ut
 __all__ += ["func"]
 from . import func  # noqa: E402
 # --- end torch.func ---
+
+# --- torch.Stream (dispatcher/stream.py) ---
+__all__ += ["Stream"]
+from .stream import Stream  # noqa: E402
+# --- end torch.Stream ---

@@ -5,7 +5,8 @@ One program per torch test (the torch test's name is in the docstring), run on t
 tests/subclass_env.py; the outcomes (values, or error class and first line of the message) must be equal:
 TestDispatcherPythonBindings, TestPythonDispatcher, TestPythonRegistration (fallbacks under forced key sets,
 fallthroughs, key guards, overriding aten kernels from Python, library kinds and namespaces), test_maybe_tuple_bug,
-test_storage_can_be_converted_to_python_object, and TestWrapperSubclassAliasing's ops not in tests/test_storage.py.
+test_storage_can_be_converted_to_python_object, test_return_stream, and TestWrapperSubclassAliasing's ops not in
+tests/test_storage.py.
 """
 
 from __future__ import annotations
@@ -458,3 +459,32 @@ def _custom_aliasing(E: Any) -> list:
 def test_wrapper_subclass_aliasing_custom(torch: Any) -> None:
     """test_wrapper_subclass_aliasing_custom."""
     _same(torch, _custom_aliasing)
+
+
+def test_return_stream(torch: Any) -> None:
+    """test_return_stream: a custom op returning a ``Stream`` (its CPU kernel's, then a mode's)."""
+    def program(E: Any) -> list:
+        T, L = E.T, _lib(E)
+        out = [repr(T.Stream()), repr(T.Stream("cpu")), repr(T.Stream(stream_id=1, device_index=2, device_type=3)),
+               T.Stream(stream_id=1, device_index=2, device_type=3) == T.Stream(stream_id=1, device_index=2,
+                                                                                 device_type=3),
+               str(T.Stream(stream_id=0, device_index=1, device_type=0).device)]
+        with L._scoped_library("test_return_stream", "DEF") as l_def:
+            l_def.define("return_stream(Tensor self) -> Stream")
+            with L._scoped_library("test_return_stream", "IMPL", "CPU") as l_impl:
+                l_impl.impl("return_stream", lambda _: T.Stream(stream_id=0, device_index=1, device_type=2))
+
+                class TestMode(E.pd.TorchDispatchMode):
+                    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                        return T.Stream(stream_id=1, device_index=2, device_type=3)
+
+                t = T.tensor(5.0)
+                for mode in (None, TestMode):
+                    if mode is None:
+                        s = T.ops.test_return_stream.return_stream(t)
+                    else:
+                        with mode():
+                            s = T.ops.test_return_stream.return_stream(t)
+                    out.append((type(s).__name__, s.stream_id, s.device_index, s.device_type, repr(s)))
+        return out
+    _same(torch, program)
