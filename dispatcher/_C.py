@@ -39,6 +39,9 @@ from .tls import (
     ExcludeDispatchKeyGuard as _ExcludeDispatchKeyGuard,
 )
 from .tls import (
+    ForceDispatchKeyGuard as _ForceDispatchKeyGuard,
+)
+from .tls import (
     IncludeDispatchKeyGuard as _IncludeDispatchKeyGuard,
 )
 from .tls import (
@@ -62,6 +65,8 @@ __all__ = [
     "_EnablePythonDispatcher",
     "_ExcludeDispatchKeyGuard",
     "_IncludeDispatchKeyGuard",
+    "_ForceDispatchKeyGuard",
+    "_dispatch_call_boxed",
     "_DispatchModule",
     "_DispatchOperatorHandle",
     "_dispatch_check_all_invariants",
@@ -209,6 +214,11 @@ def _dispatch_find_schema_or_throw(name: str, overload_name: str) -> _DispatchOp
         raise RuntimeError(f"Could not find schema for {name}.{overload_name}" if overload_name
                            else f"Could not find schema for {name}.")
     return _DispatchOperatorHandle(op)
+
+
+def _dispatch_call_boxed(handle: _DispatchOperatorHandle, *args: Any, **kwargs: Any) -> Any:
+    """``torch._C._dispatch_call_boxed``: call the operator of ``handle`` through the whole dispatcher."""
+    return handle._op(*args, **kwargs)
 
 
 _T_T = "(Tensor _0) -> Tensor _0"  # the signature of the C++ test kernels (Tensor in, same Tensor out)

@@ -256,4 +256,10 @@ from .utils import data as _utils_data  # noqa: E402, F401  (makes dispatcher.ut
 # --- torch.func (functional_call: dispatcher/func.py) ---
 __all__ += ["func"]
 from . import func  # noqa: E402
+
 # --- end torch.func ---
+
+# --- torch.Stream (dispatcher/stream.py) ---
+__all__ += ["Stream"]
+from .stream import Stream  # noqa: E402
+# --- end torch.Stream ---

@@ -38,7 +38,7 @@ CONJUGATE_FALLTHROUGH = (
     "detach", "detach_", "unbind.int", "split.Tensor", "clone", "empty_like", "full_like", "copy_",
     "split_with_sizes", "narrow", "reshape", "chunk", "expand_as", "view_as", "diagonal", "movedim.intlist",
     "movedim.int", "swapaxes", "swapdims", "unflatten.int", "t_", "transpose_", "unsqueeze_", "squeeze_",
-    "as_strided_",
+    "as_strided_", "set_", "set_.source_Tensor", "set_.source_Storage_storage_offset",
     # the ops of this family
     "_conj", "conj", "resolve_conj", "resolve_neg", "conj_physical", "conj_physical_", "_conj_physical", "real",
     "imag", "view_as_real",
@@ -50,7 +50,8 @@ NEGATIVE_FALLTHROUGH = (
     "squeeze", "transpose.int", "permute", "expand", "select.int", "alias", "detach", "detach_", "unbind.int",
     "split.Tensor", "clone", "empty_like", "full_like", "copy_", "split_with_sizes", "narrow", "reshape", "chunk",
     "expand_as", "view_as", "diagonal", "movedim.intlist", "movedim.int", "swapaxes", "swapdims", "unflatten.int",
-    "t_", "transpose_", "unsqueeze_", "squeeze_", "as_strided_",
+    "t_", "transpose_", "unsqueeze_", "squeeze_", "as_strided_", "set_", "set_.source_Tensor",
+    "set_.source_Storage_storage_offset",
     "_conj", "conj", "resolve_conj", "resolve_neg", "real", "imag", "view_as_real",
     "set_", "set_.source_Tensor", "set_.source_Storage_storage_offset",
 )

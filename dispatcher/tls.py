@@ -281,6 +281,24 @@ class ExcludeDispatchKeyGuard:
         _set_excluded(per_thread.s.excluded & ~self._added)
 
 
+class ForceDispatchKeyGuard:
+    """``torch._C._ForceDispatchKeyGuard(include, exclude)``: this thread's included and excluded sets are exactly
+    the given ones inside the block; the previous sets come back on exit."""
+
+    def __init__(self, include: DispatchKeySet, exclude: DispatchKeySet) -> None:
+        self._include, self._exclude = _as_raw(include), _as_raw(exclude)
+
+    def __enter__(self) -> ForceDispatchKeyGuard:
+        self._saved = (per_thread.s.included, per_thread.s.excluded)
+        per_thread.s.included = self._include
+        _set_excluded(self._exclude)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        per_thread.s.included = self._saved[0]
+        _set_excluded(self._saved[1])
+
+
 class _SetIncludedBit:
     """Set one included bit to a fixed value and restore its previous value on exit."""
 

@@ -231,7 +231,17 @@ class Library:
         else:
             name = op_name.split("::", 1)[1] if "::" in op_name else op_name
             short, _, overload = name.partition(".")
-            qualified = f"{self.ns}::{short}"
+            qualified = f"{op_name.split('::', 1)[0] if '::' in op_name else self.ns}::{short}"
+        given_ns = qualified.split("::", 1)[0] if isinstance(op_name, OpOverload) or "::" in op_name else self.ns
+        if given_ns != self.ns and self.ns != "_":
+            block = {"DEF": "TORCH_LIBRARY", "IMPL": "TORCH_LIBRARY_IMPL"}.get(self.kind, "TORCH_LIBRARY_FRAGMENT")
+            shown = f"{qualified}.{overload}" if overload else qualified
+            raise RegistrationError(
+                f'impl("{shown}", ...): Explicitly provided namespace ({given_ns}) in operator name does not match '
+                f"namespace of enclosing {block} block ({self.ns}).  Move this definition to the {block} block "
+                "corresponding to this namespace (and consider deleting the namespace from your schema string.)  "
+                f"(Error occurred while processing {block} block at {self._site.removeprefix('registered at ')})"
+            )
         explicit = _parse_key(dispatch_key) if dispatch_key else None
         if self.dispatch_key is not None and explicit is not None and explicit != self.dispatch_key:
             raise RegistrationError(
