@@ -42,8 +42,6 @@ CONJUGATE_FALLTHROUGH = (
     # the ops of this family
     "_conj", "conj", "resolve_conj", "resolve_neg", "conj_physical", "conj_physical_", "_conj_physical", "real",
     "imag", "view_as_real",
-    # the storage family's set_ overloads (MathBitFallThroughLists.h's TORCH_VIEW_FNS)
-    "set_", "set_.source_Tensor", "set_.source_Storage_storage_offset",
 )
 NEGATIVE_FALLTHROUGH = (
     "view", "as_strided", "empty.memory_format", "empty_strided", "neg_", "t", "_unsafe_view", "unsqueeze",
@@ -53,7 +51,6 @@ NEGATIVE_FALLTHROUGH = (
     "t_", "transpose_", "unsqueeze_", "squeeze_", "as_strided_", "set_", "set_.source_Tensor",
     "set_.source_Storage_storage_offset",
     "_conj", "conj", "resolve_conj", "resolve_neg", "real", "imag", "view_as_real",
-    "set_", "set_.source_Tensor", "set_.source_Storage_storage_offset",
 )
 
 
