@@ -256,6 +256,7 @@ from .utils import data as _utils_data  # noqa: E402, F401  (makes dispatcher.ut
 # --- torch.func (functional_call: dispatcher/func.py) ---
 __all__ += ["func"]
 from . import func  # noqa: E402
+
 # --- end torch.func ---
 
 # --- torch.Stream (dispatcher/stream.py) ---
