@@ -164,42 +164,17 @@ def handle_torch_dispatch(overloaded: list[Any], func: Any, args: tuple, kwargs:
     return ret
 
 
-#: op -> how its result is checked: 1 = one Tensor return, 2 = several returns, 0 = anything else, 3 = one Tensor
-#: return that is a written alias of an argument (``Tensor(a!)``: in-place and out= ops)
+#: op -> how its result is checked: 1 = one Tensor return, 2 = several returns, 0 = anything else
 _RESULT_KIND: dict[Any, int] = {}
-
-#: op -> (position, name) of the argument a kind-3 op returns
-_WRITTEN_ARG: dict[Any, tuple[int, str]] = {}
-
-
-def _result_kind(op: Any) -> int:
-    returns = op._schema.returns
-    kind = 1 if len(returns) == 1 and returns[0].kind == "tensor" else 2 if len(returns) > 1 else 0
-    alias = returns[0].alias_info if kind == 1 else None
-    if alias is not None and alias.is_write:
-        for i, a in enumerate(op._schema.arguments):
-            if a.alias_info is not None and a.alias_info.is_write and a.alias_info.before_set == alias.before_set:
-                _WRITTEN_ARG[op] = (-1 if a.kwarg_only else i, a.name)
-                kind = 3
-                break
-    _RESULT_KIND[op] = kind
-    return kind
-
-
-def _written_arg(op: Any, args: tuple, kwargs: dict, ret: Any) -> Any:
-    """What the C++ call of an in-place / out= op returns whatever the kernel pushed: its ``self`` / ``out``
-    argument (c10's BoxedKernelWrapper for a ``Tensor&`` return), once the result was checked as a Tensor."""
-    i, name = _WRITTEN_ARG[op]
-    arg = args[i] if 0 <= i < len(args) else kwargs.get(name, ret)
-    return arg if getattr(arg, "_key_set", None) is not None else ret
 
 
 def _check_result(op: Any, ret: Any) -> Any:
     """What pushPyOutToStack accepts: a Tensor (or None) for a Tensor return; a list counts as a tuple."""
     kind = _RESULT_KIND.get(op)
     if kind is None:
-        kind = _result_kind(op)
-    if kind == 1 or kind == 3:
+        returns = op._schema.returns
+        kind = _RESULT_KIND[op] = 1 if len(returns) == 1 and returns[0].kind == "tensor" else 2 if len(returns) > 1 else 0
+    if kind == 1:
         if ret is not None and getattr(ret, "_key_set", None) is None:
             raise RuntimeError(f"Unable to cast {ret} to Tensor")
     elif kind == 2:
@@ -280,8 +255,6 @@ def python_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
     try:
         if overloaded:
             ret = _check_result(op, handle_torch_dispatch(overloaded, op, args, kwargs))
-            if _RESULT_KIND[op] == 3:
-                return _written_arg(op, args, kwargs, ret)
             view = _VIEW_OPS.get(op)
             if view is None:
                 view = _view_kind(op)
@@ -313,8 +286,8 @@ def python_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
             return ret
         if _RESULT_KIND.get(op) == 1 and getattr(ret, "_key_set", None) is not None:
             return ret  # (_check_result's common case, a Tensor for a Tensor return: nothing to check)
-        ret = _check_result(op, ret)
-        return _written_arg(op, args, kwargs, ret) if _RESULT_KIND[op] == 3 else ret
+        # (an in-place op's result stays what the mode returned: the autograd kernel above gives back ``self``)
+        return _check_result(op, ret)
     finally:
         if added:
             s.excluded &= ~added

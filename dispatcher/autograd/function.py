@@ -208,14 +208,26 @@ def _input(args: tuple, kwargs: dict, where: Any) -> Any:
     return kwargs.get(where)
 
 
-def autograd_kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
+def autograd_kernel(op: Any, ks: int, args: tuple, kwargs: dict, _written_checked: bool = False) -> Any:
     """The Autograd kernel of every op that has a derivative (registered as a boxed kernel).
 
     Fast path (grad mode off, or no differentiable input requires grad): run the op below
     autograd, nothing else. Otherwise record a node (``_record``).
     """
     t = per_thread.s
-    if ks & PYTHON_RAW:  # a mode or a Python-key tensor: a view of a Python-key tensor keeps its view ops
+    if ks & PYTHON_RAW and not _written_checked:
+        # an in-place / out= op (``Tensor(a!)`` return) gives back its written argument whatever a mode or a subclass
+        # below returned: torch's autograd kernel is unboxed C++ returning ``self`` (calls made inside a mode skip
+        # it, being below autograd, and get what was pushed)
+        written = _WRITTEN_ARG.get(op)
+        if written is None:
+            written = _WRITTEN_ARG[op] = _written_arg_position(op)
+        if written:
+            ret = autograd_kernel(op, ks, args, kwargs, True)
+            i, name = written
+            arg = args[i] if 0 <= i < len(args) else kwargs.get(name)
+            return arg if isinstance(arg, Tensor) and isinstance(ret, Tensor) else ret
+        # a view of a Python-key tensor keeps its view ops
         view = _IS_VIEW_OP.get(op)
         if view is None:
             view = _IS_VIEW_OP[op] = _is_view_op(op)
@@ -264,6 +276,23 @@ def autograd_kernel(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
         if added:
             t.excluded &= ~added
             t.exclude_mask = ~(t.excluded & ~_BACKEND_MASK)
+
+
+#: op -> (position or -1 for keyword-only, name) of the argument its ``Tensor(a!)`` return aliases, or False
+_WRITTEN_ARG: dict[Any, Any] = {}
+
+
+def _written_arg_position(op: Any) -> Any:
+    returns = op._schema.returns
+    if len(returns) != 1 or returns[0].kind != "tensor":
+        return False
+    alias = returns[0].alias_info
+    if alias is None or not alias.is_write:
+        return False
+    for i, a in enumerate(op._schema.arguments):
+        if a.alias_info is not None and a.alias_info.is_write and a.alias_info.before_set == alias.before_set:
+            return (-1 if a.kwarg_only else i, a.name)
+    return False
 
 
 #: what makes a tensor an autograd view of its ``_base`` (instance fields over the class defaults)
