@@ -322,3 +322,10 @@ KNOWN.update({
     ('resolve_conj', 'self:None'): ('reject', _UNDEFINED_PASSES),
     ('resolve_neg', 'self:None'): ('reject', _UNDEFINED_PASSES),
 })
+
+# wt-zero (zero tensors): _is_zerotensor's CompositeImplicitAutograd kernel only reads the undefined tensor's key set
+KNOWN.update({
+    ('_is_zerotensor', 'self:None'): ('reject', "torch's CompositeImplicitAutograd kernel only asks the undefined "
+                                                "tensor for its ZeroTensor key and returns False; ours, like every "
+                                                "Python binding here, refuses None for a Tensor argument"),
+})

@@ -863,4 +863,6 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("imag(Tensor(a) self) -> Tensor(a)", CIA, tags=()),
     OpDef("view_as_real(Tensor(a) self) -> Tensor(a)", BACKEND, tags=()),
     OpDef("view_as_complex(Tensor(a) self) -> Tensor(a)", BACKEND, tags=()),
+    # zero tensors (wt-zero): ZeroTensor key queries (factories family, dispatcher/zero_tensor.py)
+    OpDef("_is_zerotensor(Tensor self) -> bool", CIA, tags=()),
 )
