@@ -179,3 +179,21 @@ def test_make_fx_of_zero_tensors_matches_torch(torch: Any, mode: str) -> None:
     assert [r._is_zerotensor() for r in replay] == [r._is_zerotensor() for r in eager] == \
         [r._is_zerotensor() for r in _graph_program(torch)(torch.arange(6.0).reshape(2, 3))]
     assert [r.clone().tolist() for r in replay] == [r.clone().tolist() for r in eager]
+
+
+def test_sgn_gradient_is_a_zero_tensor_as_torch(torch: Any) -> None:
+    """sgn's backward returns ``_efficientzerotensor`` (derivatives.yaml ``sgn_backward``): the accumulated
+    ``.grad`` is a zero tensor, until a real gradient is added to it."""
+    def run(L: Any) -> list:
+        out = []
+        x = L.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        x.sgn().sum().backward()
+        out.append((x.grad._is_zerotensor(), repr(x.grad)))
+        x = L.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        (x.sgn() + x).sum().backward()
+        out.append((x.grad._is_zerotensor(), x.grad.tolist()))
+        x = L.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        out.append(L.autograd.grad(x.sgn().sum(), x)[0]._is_zerotensor())
+        return out
+
+    assert run(dispatcher) == run(torch)
