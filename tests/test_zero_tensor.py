@@ -164,14 +164,23 @@ def _code(gm: Any) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("mode", ["real", "fake"])
+@pytest.mark.parametrize("mode", ["real", "fake", "pre_dispatch", "core_aten"])
 def test_make_fx_of_zero_tensors_matches_torch(torch: Any, mode: str) -> None:
+    from torch._decomp import core_aten_decompositions as torch_core
     from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
 
     from tracer import make_fx
+    from tracer.decompositions import core_aten_decompositions as our_core
 
-    theirs = torch_make_fx(_graph_program(torch), tracing_mode=mode)(torch.ones(2, 3))
-    ours = make_fx(_graph_program(dispatcher), tracing_mode=mode)(dispatcher.ones(2, 3))
+    def kwargs(core: Any) -> dict:
+        if mode == "pre_dispatch":
+            return {"pre_dispatch": True}
+        if mode == "core_aten":
+            return {"decomposition_table": core()}
+        return {"tracing_mode": mode}
+
+    theirs = torch_make_fx(_graph_program(torch), **kwargs(torch_core))(torch.ones(2, 3))
+    ours = make_fx(_graph_program(dispatcher), **kwargs(our_core))(dispatcher.ones(2, 3))
     assert _code(ours) == _code(theirs)
     x = dispatcher.arange(6.0).reshape(2, 3)
     replay = ours(x)
