@@ -20,10 +20,12 @@ What each does here:
 * Conjugate / Negative: resolve the lazy conjugate / negative bits of the
   inputs and redispatch (``math_bits.py``, ConjugateFallback.cpp /
   NegateFallback.cpp);
-* Functionalize, ZeroTensor, Tracer and the functorch keys: continue below
-  themselves. NB: the real system does work there (functionalization, zero
-  tensors, ...); we never set those keys on tensors, so they are reached only
-  when a user includes them by hand.
+* ZeroTensor: materialize zero-tensor inputs and redispatch, refusing to write
+  one (``zero_tensor.py``, ZeroTensorFallback.cpp);
+* Functionalize, Tracer and the functorch keys: continue below themselves.
+  NB: the real system does work there (functionalization, ...); we never set
+  those keys on tensors, so they are reached only when a user includes them
+  by hand.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ AUTOGRAD_FALLBACK_KEYS = (
     DK.AutogradHPU, DK.AutogradLazy, DK.AutogradMTIA, DK.AutogradMAIA, DK.AutogradPrivateUse1, DK.AutogradMeta,
 )
 PASS_THROUGH_KEYS = (
-    DK.FuncTorchDynamicLayerBackMode, DK.Functionalize, DK.ZeroTensor, DK.Tracer,
+    DK.FuncTorchDynamicLayerBackMode, DK.Functionalize, DK.Tracer,
     DK.FuncTorchBatched, DK.BatchedNestedTensor, DK.Batched, DK.FuncTorchGradWrapper,
     DK.FuncTorchDynamicLayerFrontMode, DK.PreDispatch,
 )
@@ -114,6 +116,7 @@ def install() -> None:
     from .autograd_fallback import autograd_fallback
     from .math_bits import conjugate_fallback, negation_fallback
     from .python_key import python_fallback
+    from .zero_tensor import zero_tensor_fallback
 
     def boxed(fn: Any, name: str) -> KernelFunction:
         return KernelFunction(fn, BOXED, builtin_site(name), from_python=False)
@@ -132,3 +135,4 @@ def install() -> None:
     register_builtin_fallback(DK.Meta, boxed(meta_fallback, "fallbacks.py"))
     register_builtin_fallback(DK.Conjugate, boxed(conjugate_fallback, "math_bits.py(ConjugateFallback.cpp)"))
     register_builtin_fallback(DK.Negative, boxed(negation_fallback, "math_bits.py(NegateFallback.cpp)"))
+    register_builtin_fallback(DK.ZeroTensor, boxed(zero_tensor_fallback, "zero_tensor.py(ZeroTensorFallback.cpp)"))

@@ -28,6 +28,8 @@ from .keyset import full_after_bits, key_bits
 CONJ_BIT = key_bits(DispatchKey.Conjugate)
 NEG_BIT = key_bits(DispatchKey.Negative)
 MATH_BITS = CONJ_BIT | NEG_BIT
+#: the bits a view passes on: the math bits and the ZeroTensor key (zero_tensor.py)
+VIEW_BITS = MATH_BITS | key_bits(DispatchKey.ZeroTensor)
 
 #: the aten ops torch 2.13 registers as fallthrough kernels on Conjugate / Negative (ConjugateFallback.cpp,
 #: NegateFallback.cpp with MathBitFallThroughLists.h), restricted to the ops listed here; the tests compare
@@ -106,8 +108,9 @@ def resolved(t: Any) -> Any:
 
 
 def copy_bits(dst: Any, src: Any) -> Any:
-    """Give ``dst`` (a view of ``src`` being built) ``src``'s math bits, as ``alias`` copies the key set."""
-    bits = src._key_set & MATH_BITS
+    """Give ``dst`` (a view of ``src`` being built) ``src``'s math bits (and ZeroTensor key), as ``alias`` copies
+    the key set."""
+    bits = src._key_set & VIEW_BITS
     if bits:
         dst._key_set |= bits
     return dst

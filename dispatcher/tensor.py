@@ -24,7 +24,7 @@ import numpy as np
 from . import dtypes as _dt
 from .keys import DispatchKey
 from .keyset import DispatchKeySet
-from .math_bits import MATH_BITS as _MATH_BITS
+from .math_bits import VIEW_BITS as _VIEW_BITS
 from .memory_format import is_contiguous_in as _is_contiguous_in
 from .memory_format import memory_format as _memory_format
 from .memory_format import strided as _strided
@@ -343,8 +343,8 @@ class Tensor:
         """
         base = self._base if self._base is not None else self
         t = Tensor._from_storage(self._storage, tuple(shape), tuple(stride), offset, self._dtype, self._device, base)
-        bits = self._key_set & _MATH_BITS
-        if bits:  # the conjugate / negative bits pass on to views (math_bits.py)
+        bits = self._key_set & _VIEW_BITS
+        if bits:  # the conjugate / negative bits and the ZeroTensor key pass on to views (math_bits.py)
             t._key_set |= bits
         version = base._version_counter.version
         if version:  # (0 is the class default: most views need no instance dict)

@@ -331,3 +331,10 @@ KNOWN.update({
         "refuses None for any aten Tensor argument when binding (RuntimeError \"Expected a proper Tensor but got "
         "None\"): both refuse the call"),
 })
+
+# wt-zero (zero tensors): _is_zerotensor's CompositeImplicitAutograd kernel only reads the undefined tensor's key set
+KNOWN.update({
+    ('_is_zerotensor', 'self:None'): ('reject', "torch's CompositeImplicitAutograd kernel only asks the undefined "
+                                                "tensor for its ZeroTensor key and returns False; ours, like every "
+                                                "Python binding here, refuses None for a Tensor argument"),
+})

@@ -1984,9 +1984,14 @@ def _table_random2() -> list[OpInfo]:
     ]
 
 
+# --- zero tensors (wt-zero): the ZeroTensor key query (factories family) ----------------------------------------------
+def _table_zero() -> list[OpInfo]:
+    return [OpInfo("_is_zerotensor", [S(T((3, 4))), S(T((2, 3), "float64", "transposed")), S(T((), "int64"))])]
+
+
 OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
                                  + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_conv_pad()
-                                 + _table_metadata() + _table_recurrent() + _table_random2())
+                                 + _table_metadata() + _table_recurrent() + _table_random2() + _table_zero())
 
 
 def check_table() -> list[str]:

@@ -295,7 +295,7 @@ def dtype_str(d: Any) -> str:
 
 def to_numpy(t: Any) -> np.ndarray:
     if isinstance(t, dispatcher.Tensor):
-        return t.numpy()
+        return t.numpy(force=t._is_zerotensor())  # ours are zero tensors where torch's are (sgn's gradient)
     if t._is_zerotensor():  # torch's efficient zeros (e.g. the gradient of sgn) have no storage
         return np.zeros(tuple(t.shape), dtype_str(t.dtype))
     return t.detach().numpy()

@@ -220,21 +220,32 @@ def _keyset_pickle_eq(E: Any) -> list:
 
 
 def _override_neg(E: Any) -> list:
-    """test_override_aten_ops_with_multiple_libraries (its neg half): an AutogradCPU kernel of aten::neg from one
-    library, the namespace error of another, the old kernel back once the library is gone."""
+    """test_override_aten_ops_with_multiple_libraries: an AutogradCPU kernel of aten::neg from one library, the
+    namespace error of another, a ZeroTensor kernel of aten::mul.Tensor from a second library (and the error of
+    registering it twice), each old kernel back once its library is gone."""
     T = E.T
     x = T.tensor([1, 2])
+    y = T._efficientzerotensor(2)
     out = []
-    with _lib(E)._scoped_library("aten", "IMPL") as lib1:
-        lib1.impl("neg", lambda *args, **kwargs: args[0]._neg_view(), "AutogradCPU")
-        out.append(T.neg(x).is_neg())
 
-        def bad():
-            with _lib(E)._scoped_library("foo", "DEF") as lib3:
-                lib3.define("neg(Tensor self) -> Tensor")
-                lib3.impl(T.ops.aten.neg.default, lambda *a: a[0], "AutogradCPU")
-        out.append(_reg_outcome(bad))
-    out.append(T.neg(x).is_neg())
+    def my_mul(*args, **kwargs):
+        return T.zeros_like(args[0])
+
+    with _lib(E)._scoped_library("aten", "IMPL") as lib2:
+        with _lib(E)._scoped_library("aten", "IMPL") as lib1:
+            lib1.impl("neg", lambda *args, **kwargs: args[0]._neg_view(), "AutogradCPU")
+            out.append(T.neg(x).is_neg())
+
+            def bad():
+                with _lib(E)._scoped_library("foo", "DEF") as lib3:
+                    lib3.define("neg(Tensor self) -> Tensor")
+                    lib3.impl(T.ops.aten.neg.default, lambda *a: a[0], "AutogradCPU")
+            out.append(_reg_outcome(bad))
+            lib2.impl("aten::mul.Tensor", my_mul, "ZeroTensor")
+            out.append(T.mul(x, y)._is_zerotensor())
+            out.append(_reg_outcome(lambda: lib2.impl(T.ops.aten.mul.Tensor, my_mul, "ZeroTensor")))
+        out.append([T.neg(x).is_neg(), T.mul(x, y)._is_zerotensor()])  # lib2's kernel outlives lib1
+    out.append([T.neg(x).is_neg(), T.mul(x, y)._is_zerotensor()])
     return out
 
 
@@ -271,7 +282,7 @@ def _override_cpu_sum(E: Any) -> list:
 
 
 def _new_libraries(E: Any) -> list:
-    """test_create_new_library (its CPU half), test_create_new_library_fragment_no_existing,
+    """test_create_new_library (its CPU and ZeroTensor halves), test_create_new_library_fragment_no_existing,
     test_create_new_library_fragment_with_existing."""
     T, L = E.T, _lib(E)
     x = T.tensor([1, 2])
@@ -280,6 +291,16 @@ def _new_libraries(E: Any) -> list:
         lib1.define("sum(Tensor self) -> Tensor")
         L.impl(lib1, "sum", "CPU")(lambda *args, **kwargs: args[0].clone())
         out.append(getattr(T.ops, NS).sum(x).tolist())
+        with L._scoped_library(NS, "IMPL") as lib_zt:  # test_create_new_library's ZeroTensor half
+            def my_sum_zt(*args, **kwargs):
+                if args[0]._is_zerotensor():
+                    return T._efficientzerotensor(args[0].shape)
+                return args[0].clone()
+
+            L.impl(lib_zt, getattr(T.ops, NS).sum.default, "ZeroTensor")(my_sum_zt)
+            y = T._efficientzerotensor(3)
+            out.append([getattr(T.ops, NS).sum(y)._is_zerotensor(), getattr(T.ops, NS).sum(x).tolist()])
+        out.append(getattr(T.ops, NS).sum(y)._is_zerotensor())  # the fallback materializes y again
         with L._scoped_library(NS, "FRAGMENT") as lib2:
             lib2.define("sum4(Tensor self) -> Tensor")
             L.impl(lib2, "sum4", "CPU")(lambda *args, **kwargs: args[0])

@@ -21,7 +21,8 @@ from .autograd_methods import _factory_requires_grad
 aten = namespace("aten")
 
 __all__ = ["empty_strided", "empty", "zeros", "ones", "full", "arange", "scalar_tensor", "eye", "empty_like", "zeros_like", "ones_like",
-           "full_like", "empty_permuted"]
+           "full_like", "empty_permuted",
+           "_efficientzerotensor", "_is_zerotensor"]
 
 
 def _factory_kwargs(dtype: Any, device: Any) -> dict[str, Any]:
@@ -77,6 +78,12 @@ def _sized_factory(name: str) -> Any:
 
 
 zeros = _sized_factory("zeros")
+_efficientzerotensor = _sized_factory("_efficientzerotensor")  # a zero tensor (dispatcher/zero_tensor.py)
+
+
+def _is_zerotensor(input: Tensor) -> bool:  # noqa: A002
+    """``torch._is_zerotensor`` / ``Tensor._is_zerotensor``: ``aten._is_zerotensor``."""
+    return aten._is_zerotensor.default(input)
 ones = _sized_factory("ones")
 
 
@@ -195,3 +202,4 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
     T.new_full = new_full
     T.new_empty_strided = new_empty_strided
     T.new_tensor = new_tensor
+    T._is_zerotensor = _is_zerotensor

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..math_bits import MATH_BITS, is_conj, logical_values
 from ..tensor import Tensor
+from ..zero_tensor import ZERO_BIT
 
 
 def _has_python_key(self: Tensor) -> bool:
@@ -27,6 +28,8 @@ def tolist(self: Tensor) -> Any:
         raise RuntimeError(f".tolist() is not supported for tensor subclasses, got {type(self).__name__}")
     if self._data is None:
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+    if self._key_set & ZERO_BIT:  # torch's zero tensors have no storage
+        raise RuntimeError("tolist() shouldn't be called on a tensor with unallocated storage")
     return logical_values(self).tolist()  # conj / neg bits resolved, as torch's tolist
 
 
@@ -40,6 +43,10 @@ def numpy(self: Tensor, *, force: bool = False) -> Any:
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
     if self.requires_grad and not force:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    if self._key_set & ZERO_BIT:  # a zero tensor (zero_tensor.py): force=True gives the zeros
+        if force:
+            return np.array(logical_values(self))
+        raise RuntimeError(" Cannot convert a ZeroTensor to numpy. Set force=True if you need the zero array.")
     if self._key_set & MATH_BITS:  # the conjugate / negative bits (math_bits.py): force=True resolves them
         if force:
             return np.array(logical_values(self))

@@ -44,7 +44,7 @@ import numpy as np
 from ..dispatch import redispatch_bound
 from ..keys import DispatchKey
 from ..keyset import BACKEND_MASK, key_bits
-from ..math_bits import MATH_BITS
+from ..math_bits import VIEW_BITS
 from ..modes.dispatch_mode import (
     TorchDispatchMode,
     TorchDispatchModeKey,
@@ -204,7 +204,7 @@ class FakeTensorMode(TorchDispatchMode):
         if t._base is not None:
             base = self.from_real_tensor(t._base)
         meta = Tensor._from_storage(None, t._shape, t._stride, t._storage_offset, t._dtype, _META, base)
-        meta._key_set |= t._key_set & MATH_BITS  # a conj / neg view stays one (math_bits.py)
+        meta._key_set |= t._key_set & VIEW_BITS  # a conj / neg view, a zero tensor stays one (math_bits.py)
         fake_device = t._fake_device if isinstance(t, FakeTensor) else t._device
         fake = make_fake(meta, self, fake_device)
         if make_constant:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..math_bits import MATH_BITS
+from ..math_bits import VIEW_BITS
 from ..modes.function_mode import _disabled_torch_function_impl
 from ..tensor import _KEY_SETS, Tensor, _VersionCounter, as_device, device
 from ..tensor_repr import _tensor_str, tensor_repr
@@ -154,8 +154,8 @@ def make_fake(t: Tensor, fake_mode: Any, fake_device: device = _CPU) -> FakeTens
     else:
         f._fake_device = fake_device
         f._key_set = FAKE_KEY_SETS[fake_device.type]
-    bits = t._key_set & MATH_BITS
-    if bits:  # the conjugate / negative bits (math_bits.py)
+    bits = t._key_set & VIEW_BITS
+    if bits:  # the conjugate / negative bits and the ZeroTensor key (math_bits.py)
         f._key_set |= bits
     return f
 
@@ -180,8 +180,8 @@ def fake_copy(t: Tensor, fake_mode: Any, fake_device: device = _CPU) -> FakeTens
     else:
         f._fake_device = fake_device
         f._key_set = FAKE_KEY_SETS[fake_device.type]
-    bits = t._key_set & MATH_BITS
-    if bits:  # the conjugate / negative bits (math_bits.py)
+    bits = t._key_set & VIEW_BITS
+    if bits:  # the conjugate / negative bits and the ZeroTensor key (math_bits.py)
         f._key_set |= bits
     return f
 

@@ -22,8 +22,9 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor, contiguous_strides
+from ..zero_tensor import ZERO_BIT
 from . import tensor_iterator as _pw
-from .composite import _aten
+from .composite import _aten, _op
 from .fp_errors import ignoring_fp_errors
 from .kernel_registry import impl
 from .meta_utils import TensorMeta, broadcast_shapes, check_inplace, checked_scalar, materialize, np_operand
@@ -219,6 +220,8 @@ def mul_tensor(self: Tensor, other: Any) -> Tensor:
 
 @impl("mul.Scalar", "CompositeExplicitAutograd")
 def mul_scalar(self: Tensor, other: Any) -> Tensor:
+    if self._key_set & ZERO_BIT:  # at::mul(self, wrapped scalar): a zero tensor reaches mul.Tensor's ZeroTensor kernel
+        return _op("mul.Tensor")(self, other)
     return mul_tensor(self, other)
 
 

@@ -26,6 +26,7 @@ from ..memory_format import strided
 from ..op_overload import namespace
 from ..tensor import Tensor, as_device, contiguous_strides
 from ..tls import per_thread
+from ..zero_tensor import ZERO_BIT
 from .backend_select import register_backend_select
 from .composite import _CONTIGUOUS_FORMAT, _STRIDED, _op
 from .kernel_registry import KERNELS, impl
@@ -97,6 +98,9 @@ def _copy_values(dst: Tensor, src: Tensor) -> None:
     """Write src's values (broadcast, converted) into dst; both on CPU. The conjugate / negative bits of both
     are honoured (copy_ and clone are fallthroughs of those keys: they materialize them, math_bits.py)."""
     if not dst._data.size:
+        return
+    if src._key_set & ZERO_BIT:  # copy_ from a zero tensor: self.zero_()
+        dst._data[...] = 0
         return
     values = src._data
     if (src._key_set | dst._key_set) & MATH_BITS:
@@ -186,6 +190,9 @@ def _check_copy_shapes(self: Tensor, src_shape: tuple[int, ...]) -> None:
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """``self`` overwritten with ``src`` (broadcast, cast); a Python number ``src`` is the wrapped number
     PyTorch's binding makes of ``x.copy_(2.0)`` (copy_ is among the ops whose Tensor arguments take numbers)."""
+    if self._key_set & ZERO_BIT:  # copy_ is a ZeroTensor fallthrough: it refuses a zero tensor itself
+        raise RuntimeError("ZeroTensors are immutable. Please materialize the tensor using `.clone()`, if you want a "
+                           "mutable zero tensor.")
     if isinstance(src, (bool, int, float, complex)):
         if self._data is not None and self._data.size:
             with np.errstate(over="ignore", invalid="ignore"):

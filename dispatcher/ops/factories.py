@@ -345,9 +345,19 @@ register_backend_select(
 
 @impl("_efficientzerotensor", "CPU", "Meta")
 def _efficientzerotensor(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    """Zeros. NB: PyTorch's result carries the ZeroTensor key (no storage; ops treat it as zeros); ours is a plain
-    zero-filled tensor, which gives the same values everywhere."""
-    return _empty(check_size_nonnegative(size), factory_dtype(dtype), device)
+    """A zero tensor: the ZeroTensor key in its key set (dispatcher/zero_tensor.py). NB: PyTorch's has no storage;
+    ours holds zeros, which read the same."""
+    from ..zero_tensor import make_zerotensor
+
+    return make_zerotensor(_empty(check_size_nonnegative(size), factory_dtype(dtype), device))
 
 
 register_backend_select("_efficientzerotensor")
+
+
+@impl("_is_zerotensor", "CompositeImplicitAutograd")
+def _is_zerotensor(self: Tensor) -> bool:
+    """Whether ``self`` carries the ZeroTensor key (``TensorImpl::_is_zerotensor``)."""
+    from ..zero_tensor import is_zerotensor
+
+    return is_zerotensor(self)

@@ -26,6 +26,7 @@ SITES: dict[tuple[str, str], tuple[str, int]] = {}
 KEYS = (
     "CPU", "Meta", "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional", "CompositeImplicitAutograd",
     "BackendSelect", "Autograd",
+    "ZeroTensor",  # the ZeroTensor kernels of native_functions.yaml (dispatcher/zero_tensor.py)
 )
 
 

@@ -25,6 +25,7 @@ from ..memory_format import strided
 from ..op_overload import namespace
 from ..tensor import Tensor, contiguous_strides
 from ..tls import per_thread
+from ..zero_tensor import ZERO_BIT
 from . import tensor_iterator as _pw
 from .composite import _aten, _op
 from .fp_errors import ignoring_fp_errors
@@ -312,6 +313,8 @@ def dot(self: Tensor, tensor: Tensor) -> Tensor:
             f"but got {n} and {m} elements respectively"
         )
     d = self._dtype
+    if (self._key_set | tensor._key_set) & ZERO_BIT:  # dot is a ZeroTensor fallthrough: a zero tensor result
+        return aten._efficientzerotensor.default([], dtype=d, device=self.device)
     if d is _dt.bool and not is_meta(self):
         raise not_implemented("dot", d)
     meta = TensorMeta((), (), d)
@@ -403,7 +406,7 @@ def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha
 def vdot(self: Tensor, other: Tensor) -> Tensor:
     """``dot`` with ``self`` conjugated (the same as ``dot`` for real dtypes)."""
     self, other = resolved(self), resolved(other)
-    if self._dtype.is_complex and self._data is not None:
+    if self._dtype.is_complex and self._data is not None and not self._key_set & ZERO_BIT:
         return dot(Tensor._wrap_contiguous(np.ascontiguousarray(np.conj(self._data)), self._dtype), other)
     return dot(self, other)
 

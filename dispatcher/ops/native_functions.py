@@ -865,4 +865,6 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("view_as_complex(Tensor(a) self) -> Tensor(a)", BACKEND, tags=()),
     # ATen's test op with positional and keyword-only defaults (test_python_dispatch's logging tests; wt-dtypes)
     OpDef("_foobar(Tensor self, bool arg1=True, bool arg2=True, *, bool arg3=True) -> Tensor", BACKEND, tags=()),
+    # zero tensors (wt-zero): ZeroTensor key queries (factories family, dispatcher/zero_tensor.py)
+    OpDef("_is_zerotensor(Tensor self) -> bool", CIA, tags=()),
 )

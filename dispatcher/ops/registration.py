@@ -36,6 +36,7 @@ KERNEL_MODULES = (
     "attention", "embedding", "dropout", "recurrent", "recurrent_kernels",
     "storage", "views_dtype",
     "complex",
+    "arithmetic_zero_tensor",
 )
 KERNEL_MODULES += ("testing_ops",)
 
@@ -128,6 +129,9 @@ def register_aten() -> Library:
         for name in names:
             if name in listed:  # the per-op fallthroughs of the math-bit keys (math_bits.py)
                 lib.impl(name, fallthrough_kernel, key, debug=f"registered at dispatcher/math_bits.py({where})")
+    from ..zero_tensor import register as register_zero_tensor
+
+    register_zero_tensor(lib, listed)  # the ZeroTensor kernels and fallthroughs (zero_tensor.py)
     ATEN = lib
     from .tensor_info import register_jit_ops  # TorchScript's metadata ops (aten::sym_size, prim::device, ...)
 

@@ -120,7 +120,7 @@ def _view_geometry(self: Tensor, size: list[int]) -> tuple[tuple[int, ...], tupl
     return tuple(shape), stride
 
 
-@impl("view", "CPU", "Meta")
+@impl("view", "CPU", "Meta", "ZeroTensor")  # ZeroTensor: the view of a zero tensor is one (zero_tensor.py)
 def view(self: Tensor, size: list[int]) -> Tensor:
     shape, stride = _view_geometry(self, size)
     return self._view(shape, stride, self._storage_offset)
@@ -331,7 +331,7 @@ def slice_tensor(self: Tensor, dim: int = 0, start: int | None = None, end: int 
     return _narrow(self, dim, start, length, step)
 
 
-@impl("as_strided", "CPU", "Meta")
+@impl("as_strided", "CPU", "Meta", "ZeroTensor")
 def as_strided(self: Tensor, size: list[int], stride: list[int], storage_offset: int | None = None) -> Tensor:
     offset = self._storage_offset if storage_offset is None else storage_offset
     if len(size) != len(stride):
