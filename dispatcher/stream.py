@@ -16,6 +16,8 @@ _DEVICE_TYPES = ("cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "f
 class Stream:
     """``torch.Stream(device=None, *, priority=0)``, or ``torch.Stream(stream_id=, device_index=, device_type=)``."""
 
+    __module__ = "dispatcher"  # torch.Stream's is "torch" (its type prints as <class 'torch.Stream'>)
+
     def __init__(self, device: Any = None, *, priority: int = 0, stream_id: int | None = None,
                  device_index: int | None = None, device_type: int | None = None) -> None:
         if stream_id is not None or device_index is not None or device_type is not None:

@@ -863,4 +863,6 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("imag(Tensor(a) self) -> Tensor(a)", CIA, tags=()),
     OpDef("view_as_real(Tensor(a) self) -> Tensor(a)", BACKEND, tags=()),
     OpDef("view_as_complex(Tensor(a) self) -> Tensor(a)", BACKEND, tags=()),
+    # wt-stream: record_stream (streams family): torch 2.13 has only a CUDA kernel (none on CPU / Meta)
+    OpDef("record_stream(Tensor(a!) self, Stream s) -> ()", BACKEND, tags=()),
 )
