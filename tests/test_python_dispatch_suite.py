@@ -531,7 +531,8 @@ def test_record_stream(torch: Any) -> None:
 
 def test_record_stream_without_a_mode(torch: Any) -> None:
     """record_stream on CPU / meta tensors: torch 2.13 has only a CUDA kernel (the CPU backend's "Could not run",
-    the Meta fallback's error); the Python binding's errors (a non-Stream: "unknown parameter type")."""
+    the Meta fallback's error; under a FakeTensorMode the fallback to the CPU call, whose error propagates); the
+    Python binding's errors (a non-Stream: "unknown parameter type")."""
     def program(E: Any) -> list:
         T = E.T
         t, s = T.ones(3), T.Stream()
@@ -543,9 +544,13 @@ def test_record_stream_without_a_mode(torch: Any) -> None:
                  lambda: t.record_stream(stream=s), lambda: t.record_stream(3, s=s), lambda: t.record_stream(s, s=s),
                  lambda: T.Tensor.record_stream(3, s), lambda: T.ops.aten.record_stream.default(3, s),
                  lambda: T.ops.aten.record_stream.default(t)]
-        return [_public(c) for c in calls]
+        def under_fake_mode() -> Any:  # no Meta kernel: the fake mode's fallback runs the CPU call, and its error
+            with E.FakeTensorMode():
+                return T.ones(2).record_stream(s)
+        return [_public(c) for c in calls + [under_fake_mode]]
     out = _same(torch, program)
     assert out[0][:2] == ("error", "NotImplementedError") and "'CPU' backend" in out[0][2]
+    assert out[-1] == out[0]
 
 
 def test_record_stream_make_fx(torch: Any) -> None:
