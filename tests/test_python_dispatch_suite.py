@@ -590,3 +590,28 @@ def test_stream_values(torch: Any) -> None:
                     _public(lambda s=s: s == S()), _public(lambda s=s: hash(s) == hash(S()))]
         return out
     _same(torch, program)
+
+
+def test_record_stream_logged_and_its_dispatch_table(torch: Any) -> None:
+    """record_stream through a LoggingTensor and a LoggingTensorMode: both forward it to the CPU call, which fails as
+    torch's (so, as in torch, no log line for it: the helpers log after the call); its dispatch table's keys (torch's
+    CPU build: no CPU / CUDA line)."""
+    def program(E: Any) -> list:
+        T = E.T
+        out = []
+        for which in ("subclass", "mode"):
+            with E.lt.capture_logs(is_mode=which == "mode") as logs:
+                if which == "subclass":
+                    x = E.lt.LoggingTensor(T.ones(2))
+                    E.lt.log_input("x", x)
+                    result = _public(lambda x=x: x.record_stream(T.Stream(stream_id=1, device_index=2,
+                                                                          device_type=3)))
+                else:
+                    with E.lt.LoggingTensorMode():
+                        result = _public(lambda: T.ones(2).record_stream(T.Stream()))
+            out.append((list(logs), result[:2]))
+        out.append([line.split(":")[0] for line in T._C._dispatch_dump_table("aten::record_stream").splitlines()])
+        return out
+    out = _same(torch, program)
+    assert all("record_stream" not in line for logs, _ in out[:2] for line in logs)  # (logged after the call)
+    assert out[0][1] == ("error", "NotImplementedError") and "CPU" not in out[2] and "Python" in out[2]
