@@ -250,7 +250,8 @@ def missing_kernel_error(op: Any, ks: int, key: int) -> DispatchError:
         msg = (
             f"Could not run '{name}' with arguments from the '{key_name}' backend. "
             "This could be because the operator doesn't exist for this backend, or was omitted during the "
-            "selective/custom build process (if using custom build). "
+            "selective/custom build process (if using custom build). If you are a Facebook employee using "
+            "PyTorch on mobile, please visit https://fburl.com/ptmfixes for possible resolutions. "
             f"'{name}' is only available for these backends: [{available}].\n\n"
         )
     return DispatchError(msg + dump_table(op))

@@ -107,7 +107,8 @@ def meta_fallback(op: Any, ks: int, args: tuple, kwargs: dict) -> Any:
         f"{op.name()}: attempted to run this operator with Meta tensors, but there was no fake impl or Meta "
         "kernel registered. You may have run into this message while using an operator with PT2 compilation "
         "APIs (torch.compile/torch.export); in order to use this operator with those APIs you'll need to add "
-        "a fake impl."
+        "a fake impl. Please see the following for next steps:  "
+        "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html"
     )
 
 

@@ -1396,6 +1396,16 @@ def _conv_object(v: Any) -> Any:
     return v
 
 
+def _conv_stream(v: Any) -> Any:
+    # A Stream: only a torch.Stream. (torch's toIValue has no check here: it reads any object's memory as a
+    # THPStream, undefined behaviour; ours refuses anything else with the usual mismatch error.)
+    from .stream import Stream
+
+    if isinstance(v, Stream):
+        return v
+    raise _Mismatch
+
+
 def _conv_passthrough(v: Any) -> Any:
     return v
 
@@ -1447,7 +1457,7 @@ _BASE_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "SymBool": _conv_bool, "complex": _conv_complex, "Scalar": _conv_scalar, "str": _conv_str,
     "ScalarType": _conv_scalar_type, "Layout": _conv_layout, "MemoryFormat": _conv_memory_format,
     "Device": _conv_device, "Generator": _conv_object, "Storage": _conv_object,
-    "Stream": _conv_object, "QScheme": _conv_enum, "Quantizer": _conv_object,
+    "Stream": _conv_stream, "QScheme": _conv_enum, "Quantizer": _conv_object,
 }
 
 # Values of these exact types are already in schema form (the fast path skips conversion).

@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 
-from op_samples import DEV, DT, OPS, Sample, T, build  # noqa: E402
+from op_samples import DEV, DT, OPS, SM, Sample, T, build  # noqa: E402
 
 from dispatcher.ops.native_functions import NATIVE_FUNCTIONS  # noqa: E402
 from dispatcher.schema import parse_schema  # noqa: E402
@@ -171,6 +171,8 @@ def _value_mutations(v: Any, arg: str) -> list[tuple[str, Any]]:
             out += [("negative", type(v)([-3] + list(v[1:])))]
     elif v is None:
         out += [("str", "abc")]
+    elif isinstance(v, SM):  # wt-stream: a Stream argument (not a str: torch reads its hash as a device type)
+        out += [("None", None), ("int", 3), ("meta-stream", SM(0, -1, 14))]
     return out
 
 

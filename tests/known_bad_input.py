@@ -338,3 +338,16 @@ KNOWN.update({
                                                 "tensor for its ZeroTensor key and returns False; ours, like every "
                                                 "Python binding here, refuses None for a Tensor argument"),
 })
+
+# wt-stream: record_stream's Stream argument. torch's toIValue (jit/python/pybind_utils.cpp, StreamObjType case) has
+# no type check: it reinterprets any Python object's memory as a THPStream (undefined behaviour; for None and a
+# small int the bytes it reads happen to make a valid CPU-build stream, so the call goes on to the CPU backend's
+# "Could not run" NotImplementedError). Ours checks the type and refuses with torch's usual words for a mismatched
+# argument ("Expected a value of type 'Stream' for argument 's'", a RuntimeError).
+_STREAM_UNCHECKED = ("torch reads any object as a THPStream (no type check in toIValue's Stream case: undefined "
+                     "behaviour, here reaching the CPU 'Could not run' NotImplementedError); ours refuses a non-Stream "
+                     "with torch's 'Expected a value of type 'Stream'' RuntimeError")
+KNOWN.update({
+    ('record_stream', 's:None'): ('wrong_class', _STREAM_UNCHECKED),
+    ('record_stream', 's:int'): ('wrong_class', _STREAM_UNCHECKED),
+})

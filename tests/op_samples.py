@@ -175,6 +175,9 @@ def build(sample: Sample, target: str, seed: int = 0) -> tuple[tuple, dict]:
             return tensor(make_array(x, rng))
         if isinstance(x, ST):  # wt-storage: a Storage argument, the untyped storage of a tensor
             return conv(x.of).untyped_storage()
+        if isinstance(x, SM):  # wt-stream: a Stream argument
+            return (torch if target == "torch" else dispatcher).Stream(
+                stream_id=x.stream_id, device_index=x.device_index, device_type=x.device_type)
         if isinstance(x, DT):
             return dtype(x.name)
         if isinstance(x, MF):
@@ -1989,9 +1992,27 @@ def _table_zero() -> list[OpInfo]:
     return [OpInfo("_is_zerotensor", [S(T((3, 4))), S(T((2, 3), "float64", "transposed")), S(T((), "int64"))])]
 
 
+@dataclass(frozen=True)
+class SM:
+    """wt-stream: a Stream argument placeholder (torch.Stream / dispatcher.Stream with these three numbers)."""
+
+    stream_id: int = 0
+    device_index: int = -1
+    device_type: int = 0  #: c10::DeviceType (0: cpu)
+
+
+def _table_streams() -> list[OpInfo]:
+    """wt-stream: record_stream (torch has no CPU kernel: every sample raises torch's "Could not run" error)."""
+    return [
+        OpInfo("record_stream", [S(T((3,)), SM()), S(T((2, 3), "float64", "transposed"), SM(1, 2, 3))],
+               [S(T((3,)), SM(0, -1, 14))]),
+    ]
+
+
 OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
                                  + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_conv_pad()
-                                 + _table_metadata() + _table_recurrent() + _table_random2() + _table_zero())
+                                 + _table_metadata() + _table_recurrent() + _table_random2() + _table_zero()
+                                 + _table_streams())
 
 
 def check_table() -> list[str]:

@@ -153,3 +153,14 @@ def test_cli_where():
     bad = subprocess.run([sys.executable, "-m", "tracer", "where", "aten.nope"], capture_output=True, text=True,
                          cwd=ROOT, check=False)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "aten::nope" in bad.stderr
+
+
+def test_where_an_op_with_only_a_cuda_kernel_is():
+    """wt-stream: record_stream has no kernel here (torch's only one is CUDA's): its family comes from the
+    ``elsewhere(...)`` record in its family file, shown as the op's CUDA kernel piece."""
+    (sources,) = where("aten.record_stream")
+    assert sources.family == "streams"
+    (kernel,) = sources.of_kind("kernel")
+    assert kernel.label == "CUDA" and kernel.location.startswith("dispatcher/ops/streams.py:")
+    assert "record_stream" in _line_of(kernel.location)
+    assert [p.label for p in sources.of_kind("torch-level")] == ["Tensor.record_stream"]

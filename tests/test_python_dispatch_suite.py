@@ -5,8 +5,8 @@ One program per torch test (the torch test's name is in the docstring), run on t
 tests/subclass_env.py; the outcomes (values, or error class and first line of the message) must be equal:
 TestDispatcherPythonBindings, TestPythonDispatcher, TestPythonRegistration (fallbacks under forced key sets,
 fallthroughs, key guards, overriding aten kernels from Python, library kinds and namespaces), test_maybe_tuple_bug,
-test_storage_can_be_converted_to_python_object, test_return_stream, and TestWrapperSubclassAliasing's ops not in
-tests/test_storage.py.
+test_storage_can_be_converted_to_python_object, test_return_stream, test_record_stream (and what record_stream and
+torch.Stream do without a mode), and TestWrapperSubclassAliasing's ops not in tests/test_storage.py.
 """
 
 from __future__ import annotations
@@ -509,3 +509,130 @@ def test_return_stream(torch: Any) -> None:
                     out.append((type(s).__name__, s.stream_id, s.device_index, s.device_type, repr(s)))
         return out
     _same(torch, program)
+
+
+# --- wt-stream: test_record_stream (aten::record_stream, a Stream argument) ---------------------------------------
+
+def _public(fn: Any) -> tuple:
+    """``outcome`` with the error's public class (ours raise subclasses: DispatchError is a NotImplementedError)."""
+    out = outcome(fn)
+    if out[0] == "error":
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - its class is compared
+            for cls in (NotImplementedError, RuntimeError, TypeError):
+                if isinstance(e, cls):
+                    return ("error", cls.__name__, out[2])
+    return out
+
+
+def test_record_stream(torch: Any) -> None:
+    """test_record_stream: a mode sees ``aten::record_stream`` with the Tensor and the Stream (its three numbers);
+    the version counter is not bumped (no ADInplaceOrView kernel), a requires-grad input is fine under the mode."""
+    def program(E: Any) -> list:
+        T = E.T
+        seen = []
+
+        class TestMode(E.pd.TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                seen.append((func.name(), str(func), type(args[0]) is T.Tensor, type(args[1]).__name__,
+                             args[1].stream_id, args[1].device_index, args[1].device_type, kwargs))
+                return None
+
+        t = T.tensor(5.0)
+        s = T.Stream(stream_id=1, device_index=2, device_type=3)
+        x = T.ones(2, requires_grad=True)
+        with TestMode():
+            out = [t.record_stream(s), T.ops.aten.record_stream.default(t, s), T.ops.aten.record_stream(t, T.Stream()),
+                   t.record_stream(s=s), x.record_stream(s)]
+        return [seen, out, t._version, x.grad_fn is None, hasattr(T, "record_stream")]
+    seen = _same(torch, program)[0]
+    assert seen[0][:7] == ("aten::record_stream", "aten.record_stream.default", True, "Stream", 1, 2, 3)
+
+
+def test_record_stream_without_a_mode(torch: Any) -> None:
+    """record_stream on CPU / meta tensors: torch 2.13 has only a CUDA kernel (the CPU backend's "Could not run",
+    the Meta fallback's error; under a FakeTensorMode the fallback to the CPU call, whose error propagates); the
+    Python binding's errors (a non-Stream: "unknown parameter type")."""
+    def program(E: Any) -> list:
+        T = E.T
+        t, s = T.ones(3), T.Stream()
+        calls = [lambda: t.record_stream(s), lambda: T.ops.aten.record_stream.default(t, s),
+                 lambda: T.ones(2, requires_grad=True).record_stream(s),
+                 lambda: T.empty(2, device="meta").record_stream(s),
+                 lambda: t.record_stream("x"), lambda: t.record_stream(None), lambda: t.record_stream(3),
+                 lambda: t.record_stream(), lambda: t.record_stream(s, s), lambda: t.record_stream(s, foo=1),
+                 lambda: t.record_stream(stream=s), lambda: t.record_stream(3, s=s), lambda: t.record_stream(s, s=s),
+                 lambda: T.Tensor.record_stream(3, s), lambda: T.ops.aten.record_stream.default(3, s),
+                 lambda: T.ops.aten.record_stream.default(t)]
+        def under_fake_mode() -> Any:  # no Meta kernel: the fake mode's fallback runs the CPU call, and its error
+            with E.FakeTensorMode():
+                return T.ones(2).record_stream(s)
+        return [_public(c) for c in calls + [under_fake_mode]]
+    out = _same(torch, program)
+    assert out[0][:2] == ("error", "NotImplementedError") and "'CPU' backend" in out[0][2]
+    assert out[-1] == out[0]
+
+
+def test_record_stream_make_fx(torch: Any) -> None:
+    """make_fx of a function calling record_stream: torch.fx has no node argument for a Stream (the proxy mode
+    refuses it before the op runs), in every tracing mode."""
+    def program(E: Any) -> list:
+        T = E.T
+
+        def f(x):
+            x.record_stream(T.Stream())
+            return x + 1
+        return [_public(lambda kw=kw: E.make_fx(f, **kw)(T.ones(2)))
+                for kw in ({}, {"tracing_mode": "fake"}, {"pre_dispatch": True})]
+    out = _same(torch, program)
+    assert out[0] == ("error", "NotImplementedError", "argument of type: <class 'torch.Stream'>")
+
+
+def test_stream_values(torch: Any) -> None:
+    """torch.Stream on a CPU build: defaults, device strings (a CPU / meta stream's index is -1), bad arguments,
+    query / synchronize (True / None for cpu and meta streams; other device types are not linked), events."""
+    def program(E: Any) -> list:
+        T = E.T
+        S = T.Stream
+        made = [lambda: S(), lambda: S("cpu"), lambda: S("cpu:3"), lambda: S("meta:1"), lambda: S(T.device("cpu")),
+                lambda: S("cuda"), lambda: S("xyz"), lambda: S(stream_id=1, device_index=2, device_type=99),
+                lambda: S(stream_id=1, device_index=2), lambda: S(device_index=2, device_type=3),
+                lambda: S(stream_id=1, device_type=3), lambda: S("cpu", stream_id=1), lambda: S(3), lambda: S(None),
+                lambda: S(1.5), lambda: S(device="meta"), lambda: S("cpu", 0), lambda: S("cpu", priority="x"),
+                lambda: S("lazy"), lambda: S("xpu:1"), lambda: S(priority=1, stream_id=1, device_index=2, device_type=0)]
+        out = [_public(lambda m=m: repr(m())) for m in made]
+        streams = [S(), S("meta"), S(stream_id=1, device_index=2, device_type=3),
+                   S(stream_id=0, device_index=0, device_type=1)]
+        for s in streams:
+            out += [_public(s.query), _public(s.synchronize), _public(lambda s=s: str(s.device)),
+                    _public(s.record_event), _public(lambda s=s: s.native_handle), _public(s.is_capturing),
+                    _public(lambda s=s: s.wait_stream(S())), _public(lambda s=s: s.wait_stream(S("meta"))),
+                    _public(lambda s=s: s == S()), _public(lambda s=s: hash(s) == hash(S()))]
+        return out
+    _same(torch, program)
+
+
+def test_record_stream_logged_and_its_dispatch_table(torch: Any) -> None:
+    """record_stream through a LoggingTensor and a LoggingTensorMode: both forward it to the CPU call, which fails as
+    torch's (so, as in torch, no log line for it: the helpers log after the call); its dispatch table's keys (torch's
+    CPU build: no CPU / CUDA line)."""
+    def program(E: Any) -> list:
+        T = E.T
+        out = []
+        for which in ("subclass", "mode"):
+            with E.lt.capture_logs(is_mode=which == "mode") as logs:
+                if which == "subclass":
+                    x = E.lt.LoggingTensor(T.ones(2))
+                    E.lt.log_input("x", x)
+                    result = _public(lambda x=x: x.record_stream(T.Stream(stream_id=1, device_index=2,
+                                                                          device_type=3)))
+                else:
+                    with E.lt.LoggingTensorMode():
+                        result = _public(lambda: T.ones(2).record_stream(T.Stream()))
+            out.append((list(logs), result[:2]))
+        out.append([line.split(":")[0] for line in T._C._dispatch_dump_table("aten::record_stream").splitlines()])
+        return out
+    out = _same(torch, program)
+    assert all("record_stream" not in line for logs, _ in out[:2] for line in logs)  # (logged after the call)
+    assert out[0][1] == ("error", "NotImplementedError") and "CPU" not in out[2] and "Python" in out[2]

@@ -1011,3 +1011,21 @@ def test_bind_learns_new_tensor_classes_and_instance_level_key_sets():
 def test_bind_accepts_a_list_of_args_and_no_kwargs():
     assert schema("aten::add.Tensor").bind([X, Y]) == ((X, Y), {})
     assert schema("aten::sum.dim_IntList").bind((X, [0], False), None) == ((X, [0]), {})
+
+
+def test_stream_arguments_bind_only_streams():
+    """wt-stream: a ``Stream`` argument binds a torch.Stream (dispatcher.Stream) and refuses anything else with the
+    mismatch error (torch reads any object as a THPStream there: undefined behaviour, not compared)."""
+    from dispatcher import Stream, device
+
+    text = "aten::record_stream(Tensor(a!) self, Stream s) -> ()"
+    s = parse_schema(text)
+    stream = Stream(stream_id=1, device_index=2, device_type=3)
+    args, kwargs = s.bind((X, stream), {})
+    assert list(args) + list(kwargs.values()) == [X, stream] and s.matches((X,), {"s": stream})
+    for bad, found, shown in ((3, "int", "3"), (None, "NoneType", "None"), ("cpu", "str", "'cpu'"),
+                              (device("cpu"), "device", "device(type='cpu')"), (X, "T", "X")):
+        with pytest.raises(SchemaArgumentError) as info:
+            s.bind((X, bad), {})
+        assert str(info.value) == _mismatch("aten::record_stream", "Stream", "s", found, 1, shown, text)
+        assert not s.matches((X, bad), {})

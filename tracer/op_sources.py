@@ -69,6 +69,7 @@ FAMILIES: dict[str, str] = {
     "complex": "conj / _conj / resolve_conj / conj_physical, _neg_view / resolve_neg, is_conj / is_neg (the lazy "
                "conjugate and negative bits), real / imag, view_as_real / view_as_complex",
     "testing_ops": "ATen's test operators (_foobar: positional and keyword-only defaults, for dispatcher tests)",
+    "streams": "record_stream (torch.Stream arguments; torch's only kernel is CUDA's)",
 }
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -257,7 +258,24 @@ def family_of(op: Any) -> str | None:
             location = _kernel_location(op, key, kernel.fn) if kernel.fn is not None else None
             if location and (family := family_of_file(location)):
                 return family
+    for _key, location, _note in _elsewhere(op):  # wt-stream: an op whose only torch kernel is CUDA's
+        if family := family_of_file(location):
+            return family
     return None
+
+
+def _elsewhere(op: OpOverload) -> list[tuple[str, str, str]]:
+    """(key, ``file:line``, note) of the ``elsewhere(...)`` records of an aten op: kernels torch has only for a
+    backend not built here (dispatcher/ops/kernel_registry.py)."""
+    from dispatcher.ops.kernel_registry import ELSEWHERE
+
+    name = op.name().split("::", 1)[1]
+    out = []
+    for (n, key), (module, line, note) in ELSEWHERE.items():
+        if n == name:
+            path = inspect.getsourcefile(__import__(module, fromlist=["_"]))
+            out.append((key, f"{_relpath(path)}:{line}" if path else module, note))
+    return out
 
 
 def _resolve(op: Any) -> list[OpOverload]:
@@ -313,6 +331,8 @@ def _kernel_pieces(op: OpOverload) -> list[Piece]:
         kind = "autograd" if key == DispatchKey.Autograd else "kernel"
         pieces.append(Piece(kind, key.name, location, _name_of(kernel.fn)))
     name = op.name().split("::", 1)[1] if op.namespace == "aten" else op.name()
+    if op.namespace == "aten":  # wt-stream: kernels torch has only for a backend not built here (CUDA)
+        pieces.extend(Piece("kernel", key, location, note) for key, location, note in _elsewhere(op))
     formula = DERIVATIVES.get(name)
     if formula is not None:
         pieces.append(Piece("autograd", formula.node_name, _formula_location(name, formula.backward),

@@ -23,6 +23,7 @@ from dispatcher.modes.weak import WeakIdKeyDictionary
 from dispatcher.nn.parameter import Parameter
 from dispatcher.script_object import ScriptObject
 from dispatcher.storage import TypedStorage, UntypedStorage
+from dispatcher.stream import Stream
 from dispatcher.tensor import Tensor
 
 from .graph import Graph
@@ -253,7 +254,8 @@ class _Tracer:
             return {k: self.to_arg(v) for k, v in a.items()}
         if isinstance(a, ScriptObject):  # an opaque object an earlier op returned (torch's fetch_object_proxy)
             return self.tensor_tracker.get(a, a)
-        if isinstance(a, (UntypedStorage, TypedStorage)):  # torch.fx's create_arg has no node kind for a storage
+        # torch.fx's create_arg has no node kind for a storage, nor for a torch.Stream (record_stream's argument)
+        if isinstance(a, (UntypedStorage, TypedStorage, Stream)):
             raise NotImplementedError(f"argument of type: {type(a)}")
         return a
 

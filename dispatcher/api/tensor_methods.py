@@ -29,6 +29,7 @@ from . import (
     reductions,
     shape,
     storage,
+    streams,
     subscripts,
     transcendental,
     views,
@@ -38,6 +39,7 @@ _MODULES = (arithmetic, arithmetic_clamp, transcendental, comparison, bitwise, r
             factories, conversions, random, linalg, activations, subscripts, interop, autograd_methods,
             storage)
 _MODULES += (complex,)
+_MODULES += (streams,)  # wt-stream: Tensor.record_stream
 
 
 #: Tensor attribute -> name of the module whose ``install`` attached it (``dispatchkit where`` reads it: many

@@ -319,12 +319,9 @@ class FakeTensorMode(TorchDispatchMode):
         """The Meta kernel raised NotImplementedError (or there is none): the fallback, else UnsupportedOperator."""
         if not self.can_run_unsafe_fallback(func):
             raise UnsupportedOperatorException(func) from error
-        try:
-            return self._run_fallback_kernel(func, args, kwargs)
-        except UnsupportedOperatorException:
-            raise
-        except Exception:
-            raise error from None
+        # the real kernel's own error, if it raises, is what the call raises (torch's run_fallback_kernel does not
+        # catch it: record_stream's fallback gives the CPU backend's "Could not run")
+        return self._run_fallback_kernel(func, args, kwargs)
 
     def _validate_args(self, func: Any, args: tuple, kwargs: dict, fakes: list[FakeTensor]) -> tuple[tuple, dict]:
         """Collect the FakeTensor arguments into ``fakes``; real ones raise (or are converted, if allowed)."""

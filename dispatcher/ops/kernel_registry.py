@@ -50,3 +50,15 @@ def impl(name: str, *keys: str) -> Callable[[Callable[..., Any]], Callable[..., 
         return fn
 
     return register
+
+
+#: wt-stream: (op name, key name) -> (module, line, note): kernels torch 2.13 has only for a backend this package
+#: does not build (CUDA). Nothing is registered: the op's CPU and Meta calls fail as torch's CPU build's do; the
+#: entry says where the op's family file is (tracer/op_sources.py shows it as the op's kernel piece).
+ELSEWHERE: dict[tuple[str, str], tuple[str, int, str]] = {}
+
+
+def elsewhere(name: str, key: str, note: str) -> None:
+    """Record that torch's only kernel of ``name`` is for ``key`` (a backend not built here), with a note."""
+    frame = sys._getframe(1)
+    ELSEWHERE[(name, key)] = (frame.f_globals.get("__name__", "?"), frame.f_lineno, note)

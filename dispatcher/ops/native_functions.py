@@ -867,4 +867,6 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("_foobar(Tensor self, bool arg1=True, bool arg2=True, *, bool arg3=True) -> Tensor", BACKEND, tags=()),
     # zero tensors (wt-zero): ZeroTensor key queries (factories family, dispatcher/zero_tensor.py)
     OpDef("_is_zerotensor(Tensor self) -> bool", CIA, tags=()),
+    # wt-stream: record_stream (streams family): torch 2.13 has only a CUDA kernel (none on CPU / Meta)
+    OpDef("record_stream(Tensor(a!) self, Stream s) -> ()", BACKEND, tags=()),
 )

@@ -13,7 +13,7 @@ from ..library import Library
 from .inplace_or_view import make_inplace_kernel
 from .kernel_dtypes_unsigned import UNSIGNED_KERNELS
 from .kernel_dtypes_unsigned import gate as unsigned_gate
-from .kernel_registry import KERNELS, SITES
+from .kernel_registry import ELSEWHERE, KERNELS, SITES
 from .memory_overlap import CHECKS_INTERNAL_OVERLAP, checking_internal_overlap
 from .native_functions import BACKEND, CEA, CIA, NATIVE_FUNCTIONS
 
@@ -37,6 +37,7 @@ KERNEL_MODULES = (
     "storage", "views_dtype",
     "complex",
     "arithmetic_zero_tensor",
+    "streams",
 )
 KERNEL_MODULES += ("testing_ops",)
 
@@ -51,6 +52,9 @@ _KIND_KEYS = {
 NO_META_KERNEL = frozenset({"equal", "_nested_tensor_from_mask_left_aligned"})
 NO_META_KERNEL = NO_META_KERNEL | {"is_set_to"}  # wt-storage
 NO_META_KERNEL |= {"_foobar"}  # ATen's test op: a CPU kernel only
+#: wt-stream: mutable ops torch gives no ADInplaceOrView kernel (gen_inplace_or_view_type skips ops returning
+#: nothing: record_stream bumps no version counter)
+NO_INPLACE_OR_VIEW = frozenset({"record_stream"})
 
 ATEN: Library | None = None
 
@@ -67,7 +71,8 @@ def missing_kernels() -> list[str]:
     missing = []
     for op in NATIVE_FUNCTIONS:
         for key in _KIND_KEYS[op.kind] + (("BackendSelect",) if op.factory else ()):
-            if (op.name, key) not in KERNELS and not (key == "Meta" and op.name in NO_META_KERNEL):
+            if (op.name, key) not in KERNELS and not (key == "Meta" and op.name in NO_META_KERNEL) and not any(
+                    (op.name, k) in ELSEWHERE for k in ("CUDA",)):
                 missing.append(f"{op.name}:{key}")
     return missing
 
@@ -112,7 +117,7 @@ def register_aten() -> Library:
         overload = _overload(op.name)
         if op.kind != CIA:
             register_autograd_kernel(overload)
-        if overload._schema.is_mutable and op.name not in MANUAL_AUTOGRAD_KERNELS:
+        if overload._schema.is_mutable and op.name not in MANUAL_AUTOGRAD_KERNELS and op.name not in NO_INPLACE_OR_VIEW:
             lib.impl(op.name, make_inplace_kernel(overload), "ADInplaceOrView", with_keyset=True,
                      debug="registered at dispatcher/ops/inplace_or_view.py")
         elif op.kind != CIA and is_multi_output_view(overload._schema):  # unbind, split: outputs not modifiable
