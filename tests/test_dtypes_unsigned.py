@@ -243,7 +243,9 @@ def _sweep(torch: Any, dtype: str, mode: str) -> list[str]:
                     if hasattr(o, "dtype") and hasattr(o, "tolist") else str(o) for o in outs]
         except Exception as e:  # noqa: BLE001
             # (torch's internal asserts name the file in its build tree: compared from the source root)
-            return ("error", type(e).__name__, str(e).split("\n")[0].replace("/__w/pytorch/pytorch/", ""))
+            # (errors compared by their builtin class: ours are subclasses, e.g. DispatchError of NotImplementedError)
+            cls = next(c for c in type(e).__mro__ if c.__module__ == "builtins")
+            return ("error", cls.__name__, str(e).split("\n")[0].replace("/__w/pytorch/pytorch/", ""))
 
     problems = []
     for name, info in sorted(OPS.items()):
