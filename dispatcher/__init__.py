@@ -263,3 +263,8 @@ from . import func  # noqa: E402
 __all__ += ["Stream"]
 from .stream import Stream  # noqa: E402
 # --- end torch.Stream ---
+# --- torch.fft (dispatcher/fft.py, functions in dispatcher/api/fft.py; wt-fft) ---
+from . import fft  # noqa: E402
+
+__all__ += ["fft"]
+# --- end torch.fft ---
