@@ -71,11 +71,20 @@ def _wrap_dims(dim: Sequence[int], ndim: int) -> list[int]:
 
 
 def _scale(normalization: int, n: int) -> float:
-    if normalization == NORM_BY_N:
-        return 1.0 / n
+    """mkl's ``_fft_normalization_scale``: any mode but none / by_root_n scales by 1/n."""
+    if normalization == NORM_NONE:
+        return 1.0
     if normalization == NORM_BY_ROOT_N:
         return 1.0 / float(np.sqrt(n))
-    return 1.0
+    return 1.0 / n
+
+
+def _check_cpu(self: Tensor, dims: Sequence[int]) -> None:
+    """What the CPU (MKL) kernels refuse before transforming: no dims to index, empty tensors."""
+    if not dims:
+        raise RuntimeError("ArrayRef: attempted to access back() of empty list")
+    if self._device.type != "meta" and self.numel() == 0:
+        raise RuntimeError("MKL FFT error: Intel oneMKL DFTI ERROR: Inconsistent configuration parameters")
 
 
 def _signal_numel(sizes: Sequence[int]) -> int:
@@ -90,8 +99,7 @@ def _fft_r2c(self: Tensor, dim: Sequence[int], normalization: int, onesided: boo
     if self._dtype.name not in ("float32", "float64"):
         raise RuntimeError(f"Unsupported dtype {scalar_type_name(self._dtype)}")
     dims = _wrap_dims(dim, self.dim())
-    if not dims:
-        raise IndexError("list index out of range")
+    _check_cpu(self, dims)
     last = dims[-1]
     out_sizes = list(self._shape)
     if onesided:
@@ -102,13 +110,9 @@ def _fft_r2c(self: Tensor, dim: Sequence[int], normalization: int, onesided: boo
 
     def compute() -> np.ndarray:
         x = self._data
-        if x.size == 0:
-            return np.zeros(out_sizes, out_dtype.np_dtype)
-        if onesided:
-            y = np.fft.rfftn(x, axes=dims)
-        else:
-            y = np.fft.fftn(x, axes=dims)
-        return y * _scale(normalization, _signal_numel([self._shape[d] for d in dims]))
+        with np.errstate(all="ignore"):
+            y = np.fft.rfftn(x, axes=dims) if onesided else np.fft.fftn(x, axes=dims)
+            return y * _scale(normalization, _signal_numel([self._shape[d] for d in dims]))
 
     return materialize(meta, compute, self)
 
@@ -121,14 +125,14 @@ def _fft_c2c(self: Tensor, dim: Sequence[int], normalization: int, forward: bool
     dims = _wrap_dims(dim, self.dim())
     if not dims:
         return aten.clone.default(self)
+    _check_cpu(self, dims)
     meta = TensorMeta(tuple(self._shape), _c2c_strides(self, dims), self._dtype)
 
     def compute() -> np.ndarray:
         x = self._data
-        if x.size == 0:
-            return np.zeros(self._shape, self._dtype.np_dtype)
-        y = np.fft.fftn(x, axes=dims) if forward else np.fft.ifftn(x, axes=dims, norm="forward")
-        return y * _scale(normalization, _signal_numel([self._shape[d] for d in dims]))
+        with np.errstate(all="ignore"):
+            y = np.fft.fftn(x, axes=dims) if forward else np.fft.ifftn(x, axes=dims, norm="forward")
+            return y * _scale(normalization, _signal_numel([self._shape[d] for d in dims]))
 
     return materialize(meta, compute, self)
 
@@ -139,8 +143,7 @@ def _fft_c2r(self: Tensor, dim: Sequence[int], normalization: int, last_dim_size
     if not self._dtype.is_complex:
         raise RuntimeError(f"Only supports complex dtypes, but found: {scalar_type_name(self._dtype)}")
     dims = _wrap_dims(dim, self.dim())
-    if not dims:
-        raise IndexError("list index out of range")
+    _check_cpu(self, dims)
     last = dims[-1]
     in_stride = _c2c_strides(self, dims[:-1]) if len(dims) > 1 else self._stride
     out_sizes = list(self._shape)
@@ -154,11 +157,10 @@ def _fft_c2r(self: Tensor, dim: Sequence[int], normalization: int, last_dim_size
 
     def compute() -> np.ndarray:
         x = self._data
-        if x.size == 0 or 0 in out_sizes:
-            return np.zeros(out_sizes, out_dtype.np_dtype)
         s = [self._shape[d] for d in dims[:-1]] + [int(last_dim_size)]
-        y = np.fft.irfftn(x, s=s, axes=dims, norm="forward")
-        return y * _scale(normalization, _signal_numel(s))
+        with np.errstate(all="ignore"):
+            y = np.fft.irfftn(x, s=s, axes=dims, norm="forward")
+            return y * _scale(normalization, _signal_numel(s))
 
     return materialize(meta, compute, self)
 
