@@ -1986,7 +1986,7 @@ def _table_random2() -> list[OpInfo]:
 
 def _table_fft() -> list[OpInfo]:
     """wt-fft: the FFT family (SpectralOps.cpp): the primitives and the user ops (complex in, complex or real out)."""
-    C, Z, F, D, L = "complex64", "complex128", "float32", "float64", "int64"
+    C, Z, D, L = "complex64", "complex128", "float64", "int64"
     r = [S(T((3, 5))), S(T((4, 3), D, "transposed")), S(T((2, 3, 4)), 4, 1, "ortho"), S(T((6,)), 3, -1, "forward"),
          S(T((5,), L))]
     c = [S(T((3, 5), C)), S(T((4, 3), Z, "transposed")), S(T((2, 3, 4), C), 6, 0, "ortho"),
