@@ -364,4 +364,8 @@ KNOWN.update({
     ('fft_ifft2', 'self:None'): ('wrong_class', _UNDEFINED_CIA),
     ('fft_irfft2', 'self:None'): ('wrong_class', _UNDEFINED_CIA),
     ('fft_rfft2', 'self:None'): ('wrong_class', _UNDEFINED_CIA),
+    ('fft_ihfft2', 'self:inf'): ('value', _FFT_INF),
+    ('fft_ihfftn', 'self:inf'): ('value', _FFT_INF),
+    ('fft_hfft2', 'self:None'): ('wrong_class', _UNDEFINED_CIA),
+    ('fft_ihfft2', 'self:None'): ('wrong_class', _UNDEFINED_CIA),
 })

@@ -59,6 +59,12 @@ PROGRAMS = [
     ("rfftn_dims", lambda L, x: L.fft.rfftn(x.transpose(0, 2), dim=(0, 1)), (2, 3, 4), False),
     ("irfftn_s", lambda L, x: L.fft.irfftn(x.transpose(0, 2), s=(4, -1)), (2, 3, 4), True),
     ("ifftn_s_dims_ortho", lambda L, x: L.fft.ifftn(x, s=(3, 3), dim=(2, 0), norm="ortho"), (2, 3, 4), True),
+    ("hfft2", lambda L, x: L.fft.hfft2(x), (2, 3, 4), True),
+    ("hfftn_s", lambda L, x: L.fft.hfftn(x, s=(2, 5)), (2, 3, 4), True),
+    ("hfftn_one_dim", lambda L, x: L.fft.hfftn(x, dim=[1], norm="ortho"), (3, 4), True),
+    ("ihfft2", lambda L, x: L.fft.ihfft2(x, s=(2, 7)), (3, 5), False),
+    ("ihfftn_one_dim", lambda L, x: L.fft.ihfftn(x, dim=[0], norm="forward"), (3, 5), False),
+    ("ihfftn", lambda L, x: L.fft.ihfftn(x.transpose(0, 2)), (2, 3, 4), False),
     ("fftshift", lambda L, x: L.fft.fftshift(x), (3, 4), False),
     ("ifftshift_dim", lambda L, x: L.fft.ifftshift(x, dim=0), (3, 4), False),
     ("r2c_two_sided", lambda L, x: L.ops.aten._fft_r2c(x.transpose(0, 1), [1, 0], 1, False), (3, 4, 2), False),
@@ -84,7 +90,7 @@ def test_freqs_and_namespace(torch: Any) -> None:
         np.testing.assert_allclose(_vals(o), _vals(t), rtol=1e-6)
     assert sorted(dispatcher.fft.__all__) == sorted(n for n in dir(torch.fft) if not n.startswith("_")
                                                      and callable(getattr(torch.fft, n))
-                                                     and n not in ("hfft2", "hfftn", "ihfft2", "ihfftn", "Tensor"))
+                                                     and n != "Tensor")
     import dispatcher.fft as fft_module
 
     assert fft_module is dispatcher.fft
@@ -104,6 +110,8 @@ ERRORS = [
     ("s_zero", lambda L: L.fft.fftn(L.ones(3, 4), s=(0, 2))),
     ("rfftn_no_axis", lambda L: L.fft.rfftn(L.ones(3, 4), dim=())),
     ("irfftn_no_axis", lambda L: L.fft.irfftn(L.ones(3, 4), dim=())),
+    ("hfftn_no_axis", lambda L: L.fft.hfftn(L.ones(3, 4), dim=())),
+    ("ihfftn_complex", lambda L: L.fft.ihfftn(L.ones(3, dtype=L.complex64))),
     ("empty", lambda L: L.fft.fft(L.ones(0, 4))),
     ("c2c_real", lambda L: L.ops.aten._fft_c2c(L.ones(4), [0], 0, True)),
     ("r2c_no_dims", lambda L: L.ops.aten._fft_r2c(L.ones(4), [], 0, True)),
@@ -125,7 +133,7 @@ def test_errors_as_torch(torch: Any, call: Any) -> None:
 
 def _graph_program(L: Any, x: Any, c: Any) -> tuple:
     return (L.fft.fft(x, n=6), L.fft.ifft(x), L.fft.rfft(x, dim=0), L.fft.irfft(c, n=4), L.fft.hfft(c),
-            L.fft.fft2(c, s=(4, 2)), L.fft.rfftn(x), L.fft.fftshift(x))
+            L.fft.fft2(c, s=(4, 2)), L.fft.rfftn(x), L.fft.fftshift(x), L.fft.hfft2(c), L.fft.ihfftn(x))
 
 
 @pytest.mark.parametrize("config", ["real", "pre_dispatch", "fake", "core_aten"])

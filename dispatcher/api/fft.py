@@ -16,7 +16,8 @@ from ..tensor import Tensor
 
 aten = namespace("aten")
 
-__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]
+__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
+           "rfftn", "irfftn", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]
 
 _Dims = int | Sequence[int] | None
 
@@ -126,6 +127,34 @@ def irfftn(input: Tensor, s: _Dims = None, dim: _Dims = None, norm: str | None =
     """``torch.fft.irfftn``."""
     _no_out("irfftn", out)
     return aten.fft_irfftn.default(input, _listed(s), _listed(dim), norm)
+
+
+def hfft2(input: Tensor, s: _Dims = None, dim: _Dims = (-2, -1), norm: str | None = None, *,  # noqa: A002
+        out: Tensor | None = None) -> Tensor:
+    """``torch.fft.hfft2``."""
+    _no_out("hfft2", out)
+    return aten.fft_hfft2.default(input, _listed(s), _listed(dim), norm)
+
+
+def ihfft2(input: Tensor, s: _Dims = None, dim: _Dims = (-2, -1), norm: str | None = None, *,  # noqa: A002
+        out: Tensor | None = None) -> Tensor:
+    """``torch.fft.ihfft2``."""
+    _no_out("ihfft2", out)
+    return aten.fft_ihfft2.default(input, _listed(s), _listed(dim), norm)
+
+
+def hfftn(input: Tensor, s: _Dims = None, dim: _Dims = None, norm: str | None = None, *,  # noqa: A002
+        out: Tensor | None = None) -> Tensor:
+    """``torch.fft.hfftn``."""
+    _no_out("hfftn", out)
+    return aten.fft_hfftn.default(input, _listed(s), _listed(dim), norm)
+
+
+def ihfftn(input: Tensor, s: _Dims = None, dim: _Dims = None, norm: str | None = None, *,  # noqa: A002
+        out: Tensor | None = None) -> Tensor:
+    """``torch.fft.ihfftn``."""
+    _no_out("ihfftn", out)
+    return aten.fft_ihfftn.default(input, _listed(s), _listed(dim), norm)
 
 
 def fftshift(input: Tensor, dim: _Dims = None) -> Tensor:  # noqa: A002

@@ -413,6 +413,52 @@ def fft_irfft2(self: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] 
     return _irfftn(self, s, dim, norm)
 
 
+def _hfftn(self: Tensor, s: Sequence[int] | None, dim: Sequence[int] | None, norm: str | None) -> Tensor:
+    """c2c over all but the last dim, then a c2r of the conjugate over the last (hfftn_impl)."""
+    shape, dims, last_dim_size = c2r_shape_and_dims("hfftn", self, s, dim)
+    x = resize_fft_input(promote_tensor_fft(self, require_complex=True), dims, shape)
+    mode = norm_from_string(norm, True)
+    tmp = aten._fft_c2c.default(x, dims[:-1], mode, True) if len(dims) > 1 else x
+    return aten._fft_c2r.default(_conj(tmp), [dims[-1]], mode, last_dim_size)
+
+
+def _ihfftn(self: Tensor, s: Sequence[int] | None, dim: Sequence[int] | None, norm: str | None) -> Tensor:
+    """A one-sided r2c over the last dim, conjugated, then an inverse c2c over the others (ihfftn_impl)."""
+    shape, dims = canonicalize_shape_and_dims(self, s, dim)
+    if not shape:
+        raise RuntimeError("ihfftn must transform at least one axis")
+    x = resize_fft_input(promote_tensor_fft(self), dims, shape)
+    mode = norm_from_string(norm, False)
+    tmp = aten._fft_r2c.default(x, [dims[-1]], mode, True)
+    if len(dims) == 1:
+        return _conj(tmp)
+    return aten._fft_c2c.default(aten.conj_physical.default(tmp), dims[:-1], mode, False)
+
+
+@impl("fft_hfft2", "CompositeImplicitAutograd")
+def fft_hfft2(self: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+              norm: str | None = None) -> Tensor:
+    return _hfftn(self, s, dim, norm)
+
+
+@impl("fft_ihfft2", "CompositeImplicitAutograd")
+def fft_ihfft2(self: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+               norm: str | None = None) -> Tensor:
+    return _ihfftn(self, s, dim, norm)
+
+
+@impl("fft_hfftn", "CompositeImplicitAutograd")
+def fft_hfftn(self: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+              norm: str | None = None) -> Tensor:
+    return _hfftn(self, s, dim, norm)
+
+
+@impl("fft_ihfftn", "CompositeImplicitAutograd")
+def fft_ihfftn(self: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+               norm: str | None = None) -> Tensor:
+    return _ihfftn(self, s, dim, norm)
+
+
 # --- shifts and sample frequencies -----------------------------------------------------------------------------
 
 
