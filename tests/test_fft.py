@@ -222,3 +222,12 @@ def test_user_op_gradients_as_torch(torch: Any, program: Any) -> None:
         assert (ours is None) == (theirs is None)
         if ours is not None:
             np.testing.assert_allclose(_vals(ours), _vals(theirs), rtol=1e-4, atol=1e-4)
+
+
+def test_where_names_the_family_and_torch_fft() -> None:
+    from tracer.op_sources import where
+
+    sources = where("aten.fft_rfft2.default")[0]
+    assert sources.family == "fft"
+    assert [p.label for p in sources.of_kind("torch-level")] == ["torch.fft.rfft2"]
+    assert where("aten._fft_c2r.default")[0].of_kind("autograd")[0].label == "FftC2RBackward0"

@@ -371,6 +371,8 @@ def _surface_candidates(op: OpOverload) -> list[tuple[str, Any]]:
                 value = value.fget
             if callable(value) and (prefix, attr) not in {(p, a) for p, a, *_ in found}:
                 found.append((prefix, attr, value))  # type: ignore[arg-type]
+    if base.startswith("fft_") and callable(getattr(dispatcher.fft, base[4:], None)):  # torch.fft.X is aten.fft_X
+        found.append(("torch.fft", base[4:], getattr(dispatcher.fft, base[4:])))  # type: ignore[arg-type]
     return [(f"{prefix}.{attr}", value) for prefix, attr, value in found]  # type: ignore[misc]
 
 
