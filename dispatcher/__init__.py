@@ -262,4 +262,11 @@ from . import func  # noqa: E402
 # --- torch.Stream (dispatcher/stream.py) ---
 __all__ += ["Stream"]
 from .stream import Stream  # noqa: E402
+
 # --- end torch.Stream ---
+
+# --- torch.fft (dispatcher/fft.py, functions in dispatcher/api/fft.py; wt-fft) ---
+__all__ += ["fft"]
+from . import fft  # noqa: E402
+
+# --- end torch.fft ---

@@ -24,7 +24,6 @@ MISSING: dict[str, str] = {
               "matmul, mm, bmm, mv, dot, vdot, outer, addmm, addmv, addbmm, baddbmm, einsum, tensordot, kron, "
               "trace, diag, tril, triu and norm (vector norms: aten.linalg_vector_norm); there are no "
               "factorizations, inverses, solves or matrix norms",
-    "fft": "torch.fft is not implemented: there are no FFT ops (aten._fft_*) in dispatchkit",
     "cuda": f"torch.cuda has no counterpart: {_DEVICES}; code asking torch.cuda.is_available() can use False",
     "mps": f"torch.mps has no counterpart: {_DEVICES}",
     "xpu": f"torch.xpu has no counterpart: {_DEVICES}",

@@ -351,3 +351,41 @@ KNOWN.update({
     ('record_stream', 's:None'): ('wrong_class', _STREAM_UNCHECKED),
     ('record_stream', 's:int'): ('wrong_class', _STREAM_UNCHECKED),
 })
+
+# wt-fft: the FFT family. torch's _fft_* CPU kernels (MKL) index their dims unchecked (undefined behaviour: out-of-range
+# dims are read past the end, giving an internal assert, a garbage-length permute error, or a result); ours wrap them
+# and refuse with IndexError. Inputs holding inf: MKL's real-input transforms keep exact zeros where pocketfft (NumPy,
+# through complex arithmetic) gets inf * 0 = nan; the finite values agree.
+_FFT_UNCHECKED_DIMS = ("torch's MKL FFT kernels do not wrap or check dims (out-of-bounds reads: an internal assert, an "
+                       "error naming a garbage length, or a result); ours refuse with IndexError (Dimension out of range)")
+_FFT_INF = ("an inf input: torch's MKL real-input FFT keeps exact zeros (inf+0j); NumPy's pocketfft computes "
+            "inf * 0 = nan in those places (nan parts where torch has 0)")
+_UNDEFINED_CIA = ("torch's CompositeImplicitAutograd kernel takes the undefined tensor on and fails later with another "
+                  "class; ours refuses None for a Tensor argument at binding, as every aten kernel's unboxing does")
+KNOWN.update({
+    ('_fft_c2c', 'self:rank-'): ('wrong_class', _FFT_UNCHECKED_DIMS),
+    ('_fft_c2c', 'dim:dim+'): ('reject', _FFT_UNCHECKED_DIMS),
+    ('_fft_c2r', 'self:rank-'): ('reject', _FFT_UNCHECKED_DIMS),
+    ('_fft_c2r', 'dim:dim+'): ('reject', _FFT_UNCHECKED_DIMS),
+    ('_fft_r2c', 'self:rank-'): ('wrong_class', _FFT_UNCHECKED_DIMS),
+    ('_fft_r2c', 'dim:dim+'): ('reject', _FFT_UNCHECKED_DIMS),
+    ('_fft_r2c', 'self:inf'): ('value', _FFT_INF),
+    ('fft_fft', 'self:inf'): ('value', _FFT_INF),
+    ('fft_fft2', 'self:inf'): ('value', _FFT_INF),
+    ('fft_fftn', 'self:inf'): ('value', _FFT_INF),
+    ('fft_ifft', 'self:inf'): ('value', _FFT_INF),
+    ('fft_ifft2', 'self:inf'): ('value', _FFT_INF),
+    ('fft_ifftn', 'self:inf'): ('value', _FFT_INF),
+    ('fft_ihfft', 'self:inf'): ('value', _FFT_INF),
+    ('fft_rfft', 'self:inf'): ('value', _FFT_INF),
+    ('fft_rfft2', 'self:inf'): ('value', _FFT_INF),
+    ('fft_rfftn', 'self:inf'): ('value', _FFT_INF),
+    ('fft_fft2', 'self:None'): ('wrong_class', _UNDEFINED_CIA),
+    ('fft_ifft2', 'self:None'): ('wrong_class', _UNDEFINED_CIA),
+    ('fft_irfft2', 'self:None'): ('wrong_class', _UNDEFINED_CIA),
+    ('fft_rfft2', 'self:None'): ('wrong_class', _UNDEFINED_CIA),
+    ('fft_ihfft2', 'self:inf'): ('value', _FFT_INF),
+    ('fft_ihfftn', 'self:inf'): ('value', _FFT_INF),
+    ('fft_hfft2', 'self:None'): ('wrong_class', _UNDEFINED_CIA),
+    ('fft_ihfft2', 'self:None'): ('wrong_class', _UNDEFINED_CIA),
+})

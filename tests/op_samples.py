@@ -2007,12 +2007,55 @@ def _table_streams() -> list[OpInfo]:
         OpInfo("record_stream", [S(T((3,)), SM()), S(T((2, 3), "float64", "transposed"), SM(1, 2, 3))],
                [S(T((3,)), SM(0, -1, 14))]),
     ]
+def _table_fft() -> list[OpInfo]:
+    """wt-fft: the FFT family (SpectralOps.cpp): the primitives and the user ops (complex in, complex or real out)."""
+    C, Z, D, L = "complex64", "complex128", "float64", "int64"
+    r = [S(T((3, 5))), S(T((4, 3), D, "transposed")), S(T((2, 3, 4)), 4, 1, "ortho"), S(T((6,)), 3, -1, "forward"),
+         S(T((5,), L))]
+    c = [S(T((3, 5), C)), S(T((4, 3), Z, "transposed")), S(T((2, 3, 4), C), 6, 0, "ortho"),
+         S(T((6,), C), 3, -1, "forward")]
+    one_bad = [S(T((4,)), 0), S(T((4,)), None, 1), S(T((4,)), None, -1, "bad"), S(T(())), S(T((4,), "float16"))]
+    nd_r = [S(T((3, 5))), S(T((2, 3, 4), D, "transposed")), S(T((2, 3, 4)), [4, -1], [0, 2], "ortho"),
+            S(T((2, 6)), [3], None, "forward")]
+    nd_c = [S(T((3, 5), C)), S(T((2, 3, 4), Z, "transposed")), S(T((2, 3, 4), C), [4, -1], [0, 2], "ortho"),
+            S(T((2, 6), C), [3], None, "forward")]
+    nd_bad = [S(T((3, 4)), [2, 2, 2]), S(T((3, 4)), None, [0, 0]), S(T((3, 4)), [2], [0, 1]), S(T((3, 4)), [0]),
+              S(T((3, 4)), None, [0, 1], "bad"), S(T((3, 4)), None, [0, 5])]
+    two = [S(T((3, 5))), S(T((2, 3, 4), C)), S(T((2, 3, 4)), [4, 2], [0, 2], "ortho")]
+    infos = [
+        OpInfo("_fft_r2c", [S(T((3, 5)), [1], 0, True), S(T((4, 3), D, "transposed"), [0, 1], 2, False),
+                            S(T((2, 3, 4)), [2, 0], 1, True)],
+               [S(T((3,), C), [0], 0, True), S(T((3,), L), [0], 0, True)]),
+        OpInfo("_fft_c2c", [S(T((3, 5), C), [1], 0, True), S(T((4, 3), Z, "transposed"), [0, 1], 2, False),
+                            S(T((2, 3, 4), C), [2, 0], 1, True), S(T((3,), C), [], 0, True)],
+               [S(T((3,)), [0], 0, True)]),
+        OpInfo("_fft_c2r", [S(T((3, 5), C), [1], 0, 8), S(T((4, 3), Z, "transposed"), [0, 1], 2, 4),
+                            S(T((2, 3, 4), C), [2, 0], 1, 3)],
+               [S(T((3,)), [0], 0, 4), S(T((3,), C), [0], 0, 8)]),
+        OpInfo("fft_fft", r + c, one_bad), OpInfo("fft_ifft", r + c, one_bad),
+        OpInfo("fft_rfft", r, one_bad + [S(T((3,), C))]), OpInfo("fft_ihfft", r, one_bad + [S(T((3,), C))]),
+        OpInfo("fft_irfft", c + r[:2], one_bad + [S(T((1,), C))]), OpInfo("fft_hfft", c + r[:2], one_bad),
+        OpInfo("fft_fftn", nd_r + nd_c, nd_bad), OpInfo("fft_ifftn", nd_r + nd_c, nd_bad),
+        OpInfo("fft_rfftn", nd_r, nd_bad + [S(T((3,), C))]), OpInfo("fft_irfftn", nd_c + nd_r[:2], nd_bad),
+        OpInfo("fft_fft2", two, nd_bad + [S(T((3,)))]), OpInfo("fft_ifft2", two, nd_bad),
+        OpInfo("fft_rfft2", two[:1] + two[2:], nd_bad + [S(T((3, 3), C))]), OpInfo("fft_irfft2", two, nd_bad),
+        OpInfo("fft_hfft2", two, nd_bad), OpInfo("fft_hfftn", nd_c + nd_r[:2], nd_bad),
+        OpInfo("fft_ihfft2", two[:1] + two[2:], nd_bad + [S(T((3, 3), C))]),
+        OpInfo("fft_ihfftn", nd_r, nd_bad + [S(T((3,), C))]),
+        OpInfo("fft_fftshift", [S(T((3, 4))), S(T((5, 4), C), [0]), S(T((2, 3, 4), D, "transposed"), [-1, 0])],
+               [S(T((3,)), [2])]),
+        OpInfo("fft_ifftshift", [S(T((3, 4))), S(T((5, 4), C), [0]), S(T((2, 3, 4), D, "transposed"), [-1, 0])],
+               [S(T((3,)), [2])]),
+        *(OpInfo(f"fft_{f}", [S(5, **_factory_kw()), S(4, 0.5, **_factory_kw()), S(6, 2.0, dtype=DT(D), **_factory_kw())],
+                 [S(-1, **_factory_kw()), S(3, dtype=DT(L), **_factory_kw())]) for f in ("fftfreq", "rfftfreq")),
+    ]
+    return infos
 
 
-OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape() + _table_diagonals_splits()
-                                 + _table_attn() + _table_conv() + _table_pw() + _table_loss() + _table_conv_pad()
-                                 + _table_metadata() + _table_recurrent() + _table_random2() + _table_zero()
-                                 + _table_streams())
+OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape()
+                                 + _table_diagonals_splits() + _table_attn() + _table_conv() + _table_pw()
+                                 + _table_loss() + _table_conv_pad() + _table_metadata() + _table_recurrent()
+                                 + _table_random2() + _table_zero() + _table_streams() + _table_fft())
 
 
 def check_table() -> list[str]:

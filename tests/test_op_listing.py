@@ -130,7 +130,8 @@ def dtype_name(d: Any) -> str:
 
 def tolerance(name: str) -> dict:
     return {"float16": {"rtol": 2e-3, "atol": 2e-3}, "float32": {"rtol": 1e-5, "atol": 1e-5},
-            "float64": {"rtol": 1e-10, "atol": 1e-10}}.get(name, {"rtol": 0, "atol": 0})
+            "float64": {"rtol": 1e-10, "atol": 1e-10}, "complex64": {"rtol": 1e-5, "atol": 1e-5},
+            "complex128": {"rtol": 1e-10, "atol": 1e-10}}.get(name, {"rtol": 0, "atol": 0})
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -327,12 +328,18 @@ def derived_bad_calls(name: str) -> list[tuple[str, Any]]:
     return calls
 
 
+#: derived bad calls where torch's kernel has undefined behaviour (reads out of bounds): ours refuses with its own words
+UNDEFINED_IN_TORCH = {(op, "dim-17"): "torch's _fft_* CPU kernels do not wrap or check dims (out-of-bounds reads; "
+                      "an error naming a garbage length, or none); ours raise IndexError"
+                      for op in ("_fft_r2c", "_fft_c2c", "_fft_c2r")}
 BAD_CASES = []
 for _name in READY:
     for _k, _s in enumerate(OPS[_name].bad):
         BAD_CASES.append(pytest.param(_name, _s, id=f"{_name}-bad{_k}"))
     for _label, _s in derived_bad_calls(_name):
-        BAD_CASES.append(pytest.param(_name, _s, id=f"{_name}-{_label}"))
+        _ub = UNDEFINED_IN_TORCH.get((_name, _label))
+        BAD_CASES.append(pytest.param(_name, _s, id=f"{_name}-{_label}",
+                                      marks=[pytest.mark.skip(reason=_ub)] if _ub else []))
 
 
 @pytest.mark.parametrize("name,sample", BAD_CASES)

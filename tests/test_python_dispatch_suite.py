@@ -351,6 +351,7 @@ def _aliasing(E: Any, name: str) -> list:
              1e-5), {})),
         "conv2d": (lambda: T.ops.aten.conv2d.default, lambda w: ((w(T.randn(4, 4, 4, 4, generator=g)),
                                                           w(T.randn(4, 4, 4, 4, generator=g))), {})),
+        "fft_fft2": (lambda: T.ops.aten.fft_fft2.default, lambda w: ((w(T.randn(4, 4, generator=g)),), {})),
         "add_out": (lambda: T.ops.aten.add.out, lambda w: ((w(T.ones(4)), w(T.ones(4))), {"out": w(T.empty(4))})),
     }
     get_op, make = cases[name]
@@ -374,6 +375,13 @@ def test_wrapper_subclass_aliasing(torch: Any, name: str) -> None:
     """TestWrapperSubclassAliasing: the same aliasing relations for the TwoTensor as for plain tensors."""
     rows = _same(torch, lambda E: _aliasing(E, name))
     assert rows[0] == rows[1]
+
+
+def test_wrapper_subclass_aliasing_fft_fft2(torch: Any) -> None:
+    """test_wrapper_subclass_aliasing_fft_fft2: a CompositeImplicitAutograd op (fft_fft2 -> _fft_r2c on the inner
+    tensors); the TwoTensor's output aliases none of its inputs, as the plain tensor's."""
+    rows = _same(torch, lambda E: _aliasing(E, "fft_fft2"))
+    assert rows[0] == rows[1] == [(False, False)]
 
 
 def _lifetime(E: Any) -> list:

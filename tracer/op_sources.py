@@ -68,6 +68,8 @@ FAMILIES: dict[str, str] = {
     "storage": "set_ (a tensor re-pointed at a storage or at another tensor's), is_set_to",
     "complex": "conj / _conj / resolve_conj / conj_physical, _neg_view / resolve_neg, is_conj / is_neg (the lazy "
                "conjugate and negative bits), real / imag, view_as_real / view_as_complex",
+    "fft": "the FFT primitives _fft_r2c / _fft_c2c / _fft_c2r, the fft_* user ops of torch.fft (fft / ifft / rfft / "
+           "irfft / hfft / ihfft, their 2 / n forms), fftshift / ifftshift, fftfreq / rfftfreq",
     "testing_ops": "ATen's test operators (_foobar: positional and keyword-only defaults, for dispatcher tests)",
     "streams": "record_stream (torch.Stream arguments; torch's only kernel is CUDA's)",
 }
@@ -389,6 +391,8 @@ def _surface_candidates(op: OpOverload) -> list[tuple[str, Any]]:
                 value = value.fget
             if callable(value) and (prefix, attr) not in {(p, a) for p, a, *_ in found}:
                 found.append((prefix, attr, value))  # type: ignore[arg-type]
+    if base.startswith("fft_") and callable(getattr(dispatcher.fft, base[4:], None)):  # torch.fft.X is aten.fft_X
+        found.append(("torch.fft", base[4:], getattr(dispatcher.fft, base[4:])))  # type: ignore[arg-type]
     return [(f"{prefix}.{attr}", value) for prefix, attr, value in found]  # type: ignore[misc]
 
 

@@ -40,6 +40,7 @@ KERNEL_MODULES = (
     "streams",
 )
 KERNEL_MODULES += ("testing_ops",)
+KERNEL_MODULES += ("fft",)  # wt-fft
 
 _KIND_KEYS = {
     BACKEND: ("CPU", "Meta"),

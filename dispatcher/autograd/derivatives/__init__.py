@@ -49,6 +49,7 @@ from . import (  # noqa: F401 - each module registers its formulas when imported
     convolution,
     dropout,
     embedding,
+    fft,
     foreach,
     indexing,
     indexing_masked,
