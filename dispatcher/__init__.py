@@ -262,4 +262,10 @@ from . import func  # noqa: E402
 # --- torch.Stream (dispatcher/stream.py) ---
 __all__ += ["Stream"]
 from .stream import Stream  # noqa: E402
+
 # --- end torch.Stream ---
+
+# --- torch.linalg (dispatcher/linalg.py): lstsq, pinv, vector_norm, LinAlgError (wt-lstsq) ---
+__all__ += ["linalg"]
+from . import linalg  # noqa: E402
+# --- end torch.linalg ---

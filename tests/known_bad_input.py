@@ -331,3 +331,11 @@ KNOWN.update({
         "refuses None for any aten Tensor argument when binding (RuntimeError \"Expected a proper Tensor but got "
         "None\"): both refuse the call"),
 })
+
+# wt-lstsq: torch.linalg.lstsq
+KNOWN.update({
+    ('linalg_lstsq', 'self:inf'): ('value',
+        "an infinite entry in A: what torch returns is whatever MKL's LAPACK driver leaves (gelsy: NaN in some rows, "
+        "zeros in others, rank 1; gelsd / gelss fail in DLASCL's parameter check); ours returns NaN solutions and "
+        "rank 0, as no finite answer exists"),
+})

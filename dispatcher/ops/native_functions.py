@@ -865,4 +865,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("view_as_complex(Tensor(a) self) -> Tensor(a)", BACKEND, tags=()),
     # ATen's test op with positional and keyword-only defaults (test_python_dispatch's logging tests; wt-dtypes)
     OpDef("_foobar(Tensor self, bool arg1=True, bool arg2=True, *, bool arg3=True) -> Tensor", BACKEND, tags=()),
+    # wt-lstsq: torch.linalg.lstsq and the pseudo-inverse its derivative calls (linalg_pinv.atol_rtol_tensor is
+    # CompositeExplicitAutogradNonFunctional in torch: real kernels here, as _trilinear)
+    OpDef("linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)", CEA, tags=('dynamic_output_shape',)),
+    OpDef("linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor", BACKEND, tags=()),
 )

@@ -38,6 +38,7 @@ KERNEL_MODULES = (
     "complex",
 )
 KERNEL_MODULES += ("testing_ops",)
+KERNEL_MODULES += ("linalg_lstsq",)  # wt-lstsq
 
 _KIND_KEYS = {
     BACKEND: ("CPU", "Meta"),
