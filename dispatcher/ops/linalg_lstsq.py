@@ -16,9 +16,10 @@ dtype case of the CPU kernel, the batch broadcast. What each driver returns, as 
   triangular factor with torch.linalg.LinAlgError, "error code" the 1-based zero diagonal);
 * ``singular_values``: ``(*, min(m, n))`` for ``gelsd`` / ``gelss`` only.
 
-Here every driver but ``gels`` solves through NumPy's SVD (rank: singular values above ``rcond * s_max``; the
-minimum-norm solution, as gelsy's complete orthogonal factorisation gives for a clearly deficient matrix);
-``gels`` through QR (m >= n) or the QR of A^H (an LQ, m < n). PyTorch has no Meta kernel for either op's out=
+Here ``gelsd`` / ``gelss`` solve through NumPy's SVD (rank: singular values above ``rcond * s_max``, the
+minimum-norm solution); ``gelsy`` through a column-pivoted QR truncated where its leading triangle's condition
+passes ``1 / rcond`` (exact singular values where LAPACK estimates them), then the minimum-norm solution of the
+truncated system; ``gels`` through QR (m >= n) or the QR of A^H (an LQ, m < n). PyTorch has no Meta kernel for either op's out=
 form: on meta tensors both raise its NotImplementedError; fake tensors refuse ``linalg_lstsq`` as a
 ``dynamic_output_shape`` op.
 """
@@ -89,6 +90,59 @@ def _svd_solve(a: np.ndarray, b: np.ndarray, rcond: float) -> tuple[np.ndarray, 
     ub = np.swapaxes(u.conj(), -1, -2) @ b
     x = np.swapaxes(vh.conj(), -1, -2) @ (inv[..., :, None] * ub)
     return x.astype(a.dtype), keep.sum(-1).astype(np.int64), s
+
+
+def _pivoted_qr(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """QR with column pivoting (xGEQP3's order: the largest remaining column norm first), by modified Gram-Schmidt
+    in double precision: Q (m, k), R (k, n), the permutation."""
+    m, n = a.shape
+    w = a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
+    kmin = min(m, n)
+    q = np.zeros((m, kmin), w.dtype)
+    r = np.zeros((kmin, n), w.dtype)
+    perm = np.arange(n)
+    for k in range(kmin):
+        j = k + int(np.argmax((np.abs(w[:, k:]) ** 2).sum(0)))
+        w[:, [k, j]], r[:, [k, j]], perm[[k, j]] = w[:, [j, k]], r[:, [j, k]], perm[[j, k]]
+        norm = float(np.linalg.norm(w[:, k]))
+        r[k, k] = norm
+        if norm == 0:
+            break
+        q[:, k] = w[:, k] / norm
+        r[k, k + 1:] = q[:, k].conj() @ w[:, k + 1:]
+        w[:, k + 1:] -= np.outer(q[:, k], r[k, k + 1:])
+    return q, r, perm
+
+
+def _gelsy_rank(r: np.ndarray, rcond: float) -> int:
+    """xGELSY's rank: the leading triangles of R grown while their condition stays below 1 / rcond (here with their
+    exact extreme singular values, where LAPACK estimates them incrementally)."""
+    kmin = min(r.shape)
+    if kmin == 0 or r[0, 0] == 0:
+        return 0
+    rank = 1
+    while rank < kmin:
+        s = np.linalg.svd(r[:rank + 1, :rank + 1], compute_uv=False)
+        if s[0] * rcond > s[-1]:
+            break
+        rank += 1
+    return rank
+
+
+def _gelsy(a: np.ndarray, b: np.ndarray, rcond: float) -> tuple[np.ndarray, np.ndarray]:
+    """xGELSY on a batch: the minimum-norm solution of the rank-truncated pivoted QR (what its complete orthogonal
+    factorisation computes) and the ranks."""
+    m, n = a.shape[-2:]
+    x = np.zeros(a.shape[:-2] + (n, b.shape[-1]), a.dtype)
+    ranks = np.zeros(a.shape[:-2], np.int64)
+    if min(m, n) == 0:
+        return x, ranks
+    for idx in np.ndindex(*a.shape[:-2]):
+        q, r, perm = _pivoted_qr(a[idx])
+        rank = ranks[idx] = _gelsy_rank(r, rcond)
+        if rank:
+            x[idx][perm] = np.linalg.pinv(r[:rank]) @ (q[:, :rank].conj().T @ b[idx])
+    return x, ranks
 
 
 def _gels(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
@@ -184,6 +238,10 @@ def _solve(self: Tensor, b: Tensor, name: str, rcond_value: float, vector: bool,
             raise LinAlgError(f"torch.linalg.lstsq: {prefix}The least squares solution could not be computed "
                               f"because the input matrix does not have full rank (error code: {info}).")
         full_rank = True
+    elif finite and name == "gelsy":
+        _, rank_np = _gelsy(a_np, np.zeros(a_np.shape[:-1] + (0,), a_np.dtype), rcond_value)
+        x, _ = _gelsy(a_full, b_full, rcond_value)
+        full_rank = bool(np.all(rank_np == n))
     elif finite:
         _, rank_np, sv_np = _svd_solve(a_np, np.zeros(a_np.shape[:-1] + (0,), a_np.dtype), rcond_value)
         x, _, _ = _svd_solve(a_full, b_full, rcond_value)

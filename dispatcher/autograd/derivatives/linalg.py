@@ -187,6 +187,7 @@ def pinv_backward(grad: Any, pinvA: Any, A: Any) -> Any:  # noqa: N803 - Functio
 
 
 @derivative("linalg_pinv.atol_rtol_tensor", "LinalgPinvBackward0", ("self",), save_inputs=("self",),
+            no_requires_grad=("atol", "rtol"),
             save_outputs=(0,))
 def _linalg_pinv(ctx, grads, needs):
     return (pinv_backward(grads[0], ctx.result, ctx.self),)
