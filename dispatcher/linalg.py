@@ -29,3 +29,4 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     if isinstance(dim, int):
         dim = [dim]
     return _aten.linalg_vector_norm.default(x, ord, dim, keepdim, **kw)
+

@@ -246,3 +246,26 @@ def test_pinv_values_and_grads(torch: Any, shape: tuple, kw: dict) -> None:
         np.testing.assert_allclose(g_d.numpy(), g_t.numpy(), rtol=1e-7, atol=1e-9)
     meta = call(D, D.empty(shape, dtype=D.float64, device="meta"))
     assert meta.device.type == "meta" and tuple(meta.shape) == tuple(p_t.shape)
+
+
+def test_namespace_and_function_mode(torch: Any) -> None:
+    """torch.linalg's functions go through __torch_function__ under their aten names; float tolerances of pinv and
+    vector_norm give torch's values."""
+    def program(L: Any) -> tuple:
+        seen: list = []
+        base = L.overrides.TorchFunctionMode if L is torch else L.TorchFunctionMode
+
+        class Mode(base):  # type: ignore[misc, valid-type]
+            def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
+                seen.append(func.__name__)
+                return func(*args, **(kwargs or {}))
+        a, b = (L.from_numpy(x) for x in _arrays(12, (4, 3), (4, 2)))
+        with Mode():
+            r = L.linalg.lstsq(a, b)
+            p = L.linalg.pinv(a, atol=0.5)
+            v = L.linalg.vector_norm(a, 3, dim=1)
+        return seen, r.solution.numpy(), p.numpy(), v.numpy()
+    theirs, ours = program(torch), program(D)
+    assert ours[0] == theirs[0] == ["linalg_lstsq", "linalg_pinv", "linalg_vector_norm"]
+    for x, y in zip(theirs[1:], ours[1:]):
+        np.testing.assert_allclose(y, x, rtol=1e-10, atol=1e-12)

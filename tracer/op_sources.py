@@ -369,6 +369,10 @@ def _surface_candidates(op: OpOverload) -> list[tuple[str, Any]]:
                 value = value.fget
             if callable(value) and (prefix, attr) not in {(p, a) for p, a, *_ in found}:
                 found.append((prefix, attr, value))  # type: ignore[arg-type]
+    if base.startswith("linalg_"):  # torch.linalg.X for aten linalg_X (wt-lstsq)
+        value = getattr(dispatcher.linalg, base.removeprefix("linalg_"), None)
+        if callable(value):
+            found.append(("linalg", base.removeprefix("linalg_"), value))
     return [(f"{prefix}.{attr}", value) for prefix, attr, value in found]  # type: ignore[misc]
 
 

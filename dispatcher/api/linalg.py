@@ -257,5 +257,16 @@ def lstsq(input: Tensor, b: Tensor, rcond: float | None = None, *, driver: str |
 
 
 def pinv(input: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:  # noqa: A002
-    """``torch.linalg.pinv(A, *, atol=None, rtol=None, hermitian=False)`` with tensor (or absent) tolerances."""
-    return aten.linalg_pinv.atol_rtol_tensor(input, atol=atol, rtol=rtol, hermitian=hermitian)
+    """``torch.linalg.pinv(A, *, atol=None, rtol=None, hermitian=False)``. Float tolerances become float64 scalar
+    tensors (torch calls its ``atol_rtol_float`` overload, not listed here: same values)."""
+    from .from_data import tensor as _tensor
+
+    def tol(v: Any) -> Any:
+        return _tensor(float(v), dtype=_float64()) if v is not None and not isinstance(v, Tensor) else v
+    return aten.linalg_pinv.atol_rtol_tensor(input, atol=tol(atol), rtol=tol(rtol), hermitian=hermitian)
+
+
+def _float64() -> Any:
+    from ..dtypes import float64
+
+    return float64
