@@ -269,3 +269,35 @@ def test_namespace_and_function_mode(torch: Any) -> None:
     assert ours[0] == theirs[0] == ["linalg_lstsq", "linalg_pinv", "linalg_vector_norm"]
     for x, y in zip(theirs[1:], ours[1:]):
         np.testing.assert_allclose(y, x, rtol=1e-10, atol=1e-12)
+
+
+def test_complex_grads(torch: Any) -> None:
+    """Complex inputs: the adjoints (mH) of linalg_lstsq_backward / pinv_backward give torch's gradients."""
+    a, b = _arrays(13, (4, 3), (4, 2), dtype="complex128")
+    grads = []
+    for L in (torch, D):
+        A, B = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+        r = L.linalg.lstsq(A, B, driver="gelsd")
+        loss = (r.solution * r.solution.conj()).real.sum() + r.residuals.sum()
+        grads.append([g.detach().numpy() for g in L.autograd.grad(loss, (A, B))])
+    for x, y in zip(*grads):
+        np.testing.assert_allclose(y, x, rtol=1e-8, atol=1e-10)
+
+
+def test_core_aten_config_keeps_the_op(torch: Any) -> None:
+    """Neither torch's core_aten_decompositions() nor ours decomposes linalg_lstsq / linalg_pinv: the lowered
+    backward graph is the post-dispatch one, op for op."""
+    from torch._decomp import core_aten_decompositions as torch_core
+    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
+
+    from tracer.decompositions import core_aten_decompositions
+
+    a, b = _arrays(14, (5, 3), (5, 2))
+    g_t, g_d = _grad_program(torch, "gelsd", True), _grad_program(D, "gelsd", True)
+    gm_t = torch_make_fx(g_t, decomposition_table=torch_core())(torch.tensor(a, requires_grad=True),
+                                                                torch.tensor(b, requires_grad=True))
+    gm_d = make_fx(g_d, decomposition_table=core_aten_decompositions())(D.tensor(a, requires_grad=True),
+                                                                        D.tensor(b, requires_grad=True))
+    targets = [str(n.target) for n in gm_d.graph.nodes if n.op == "call_function"]
+    assert targets == [str(n.target) for n in gm_t.graph.nodes if n.op == "call_function"]
+    assert "aten.linalg_pinv.atol_rtol_tensor" in targets and "aten.linalg_lstsq.default" in targets
