@@ -301,3 +301,24 @@ def test_core_aten_config_keeps_the_op(torch: Any) -> None:
     targets = [str(n.target) for n in gm_d.graph.nodes if n.op == "call_function"]
     assert targets == [str(n.target) for n in gm_t.graph.nodes if n.op == "call_function"]
     assert "aten.linalg_pinv.atol_rtol_tensor" in targets and "aten.linalg_lstsq.default" in targets
+
+
+@pytest.mark.parametrize("needs", [(True, False), (False, True)], ids=str)
+def test_residuals_only_and_one_input(torch: Any, needs: tuple) -> None:
+    """Only the residuals used (no solution gradient: no pinv in the graph), one input requiring grad."""
+    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
+
+    a, b = _arrays(15, (5, 3), (5,))
+    out = []
+    for L, mf in ((torch, torch_make_fx), (D, make_fx)):
+        A, B = L.tensor(a, requires_grad=needs[0]), L.tensor(b, requires_grad=needs[1])
+
+        def g(A: Any, B: Any, L: Any = L) -> Any:
+            r = L.linalg.lstsq(A, B, driver="gelss")
+            return L.autograd.grad(r.residuals.sum(), [t for t in (A, B) if t.requires_grad])
+        out.append(([x.detach().numpy() for x in g(A, B)],
+                    [str(n.target) for n in mf(g)(A, B).graph.nodes if n.op == "call_function"]))
+    (g_t, targets_t), (g_d, targets_d) = out
+    assert targets_d == targets_t and "aten.linalg_pinv.atol_rtol_tensor" not in targets_d
+    for x, y in zip(g_t, g_d):
+        np.testing.assert_allclose(y, x, rtol=1e-8, atol=1e-10)
