@@ -303,6 +303,13 @@ def test_core_aten_config_keeps_the_op(torch: Any) -> None:
     assert "aten.linalg_pinv.atol_rtol_tensor" in targets and "aten.linalg_lstsq.default" in targets
 
 
+def _residual_program(L: Any) -> Any:
+    def g(A: Any, B: Any) -> Any:
+        r = L.linalg.lstsq(A, B, driver="gelss")
+        return L.autograd.grad(r.residuals.sum(), [t for t in (A, B) if t.requires_grad])
+    return g
+
+
 @pytest.mark.parametrize("needs", [(True, False), (False, True)], ids=str)
 def test_residuals_only_and_one_input(torch: Any, needs: tuple) -> None:
     """Only the residuals used (no solution gradient: no pinv in the graph), one input requiring grad."""
@@ -312,10 +319,7 @@ def test_residuals_only_and_one_input(torch: Any, needs: tuple) -> None:
     out = []
     for L, mf in ((torch, torch_make_fx), (D, make_fx)):
         A, B = L.tensor(a, requires_grad=needs[0]), L.tensor(b, requires_grad=needs[1])
-
-        def g(A: Any, B: Any, L: Any = L) -> Any:
-            r = L.linalg.lstsq(A, B, driver="gelss")
-            return L.autograd.grad(r.residuals.sum(), [t for t in (A, B) if t.requires_grad])
+        g = _residual_program(L)
         out.append(([x.detach().numpy() for x in g(A, B)],
                     [str(n.target) for n in mf(g)(A, B).graph.nodes if n.op == "call_function"]))
     (g_t, targets_t), (g_d, targets_d) = out
