@@ -1,8 +1,9 @@
 """The ``torch.linalg`` namespace (``import dispatcher as torch; torch.linalg.lstsq``).
 
 PyTorch's counterpart: torch/linalg/__init__.py. Only what exists here: ``lstsq`` (``aten.linalg_lstsq``), ``pinv``
-(``aten.linalg_pinv.atol_rtol_tensor``), ``matmul`` / ``vecdot``-free products are the top-level functions
-(``torch.matmul``, ...), ``vector_norm`` (``aten.linalg_vector_norm``), and ``LinAlgError``.
+(``aten.linalg_pinv.atol_rtol_tensor``), ``vector_norm`` (``aten.linalg_vector_norm``), ``matmul`` (torch.matmul)
+and ``LinAlgError``; the other products are top-level functions (``torch.mm``, ...). dispatcher/__init__.py wraps
+them for ``__torch_function__`` under torch's binding names (``linalg_lstsq``, ...).
 """
 
 from __future__ import annotations
