@@ -270,3 +270,11 @@ __all__ += ["fft"]
 from . import fft  # noqa: E402
 
 # --- end torch.fft ---
+# --- torch.linalg (dispatcher/linalg.py): lstsq, pinv, vector_norm, LinAlgError (wt-lstsq) ---
+__all__ += ["linalg"]
+from . import linalg  # noqa: E402
+
+_function_mode._wrap_module(linalg, ["lstsq", "pinv", "vector_norm", "matmul"])  # seen by __torch_function__
+for _name in ("lstsq", "pinv", "vector_norm", "matmul"):  # named as torch's bindings: linalg_lstsq, ...
+    getattr(linalg, _name).__name__ = f"linalg_{_name}"
+# --- end torch.linalg ---

@@ -2,8 +2,7 @@
 
 ``dispatcher.__getattr__`` (PEP 562, called only for names the package does not define) raises an
 ``AttributeError`` that says the name does not exist here and names what to use instead: ``torch.compile`` is
-``tracer.compile``, ``torch.cuda`` has no counterpart (devices are ``cpu`` and ``meta``), ``torch.linalg``
-lists the products that exist as torch-level functions, and so on. Any other missing name gets Python's usual
+``tracer.compile``, ``torch.cuda`` has no counterpart (devices are ``cpu`` and ``meta``), and so on. Any other missing name gets Python's usual
 message. ``hasattr(torch, "cuda")`` stays False and ``getattr(torch, "cuda", None)`` stays None.
 PyTorch's counterpart: none (torch has these names).
 """
@@ -20,10 +19,6 @@ MISSING: dict[str, str] = {
     "compile": "torch.compile's counterpart is tracer.compile (from tracer import compile): same backends idea, "
                "capturing at the torch-function level; Dynamo's controls are tracer.disable, graph_break, "
                "allow_in_graph, explain. To capture aten graphs directly use tracer.make_fx",
-    "linalg": "torch.linalg is not implemented. The products and norms that exist are torch-level functions: "
-              "matmul, mm, bmm, mv, dot, vdot, outer, addmm, addmv, addbmm, baddbmm, einsum, tensordot, kron, "
-              "trace, diag, tril, triu and norm (vector norms: aten.linalg_vector_norm); there are no "
-              "factorizations, inverses, solves or matrix norms",
     "cuda": f"torch.cuda has no counterpart: {_DEVICES}; code asking torch.cuda.is_available() can use False",
     "mps": f"torch.mps has no counterpart: {_DEVICES}",
     "xpu": f"torch.xpu has no counterpart: {_DEVICES}",

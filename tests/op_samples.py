@@ -2007,6 +2007,8 @@ def _table_streams() -> list[OpInfo]:
         OpInfo("record_stream", [S(T((3,)), SM()), S(T((2, 3), "float64", "transposed"), SM(1, 2, 3))],
                [S(T((3,)), SM(0, -1, 14))]),
     ]
+
+
 def _table_fft() -> list[OpInfo]:
     """wt-fft: the FFT family (SpectralOps.cpp): the primitives and the user ops (complex in, complex or real out)."""
     C, Z, D, L = "complex64", "complex128", "float64", "int64"
@@ -2052,10 +2054,28 @@ def _table_fft() -> list[OpInfo]:
     return infos
 
 
+# --- wt-lstsq: torch.linalg.lstsq and the pseudo-inverse its derivative calls --------------------------------------
+def _table_lstsq() -> list[OpInfo]:
+    D = "float64"
+    return [
+        OpInfo("linalg_lstsq", [S(T((4, 3), D), T((4, 2), D)), S(T((3, 4)), T((3, 2))), S(T((4, 3), D), T((4,), D)),
+                                S(T((2, 4, 3), D), T((2, 4, 2), D), driver="gelsd"),
+                                S(T((1, 4, 3), D, "transposed"), T((2, 4, 2), D), None, driver="gelss"),
+                                S(T((4, 3), D), T((4, 2), D), 0.5, driver="gels"),
+                                S(T((3, 4), "complex128"), T((3, 2), "complex128"), driver="gelsd")],
+               [S(T((3,)), T((3,))), S(T((4, 3)), T((4, 2), D)), S(T((4, 3)), T((5, 2))),
+                S(T((4, 3)), T((4, 2)), driver="svd"), S(T((4, 3), "int64"), T((4, 2), "int64"))], meta=False),
+        OpInfo("linalg_pinv.atol_rtol_tensor", [S(T((4, 3), D)), S(T((2, 3, 4))), S(T((3, 3), D), hermitian=False),
+                                                S(T((4, 3), D), atol=T((), D)), S(T((0, 3)))],
+               [S(T((3,))), S(T((4, 3), "int64")), S(T((4, 3)), hermitian=True)]),
+    ]
+
+
 OPS: dict[str, OpInfo] = _merged(_table() + _table_pointwise_activations() + _table_statistics_shape()
                                  + _table_diagonals_splits() + _table_attn() + _table_conv() + _table_pw()
                                  + _table_loss() + _table_conv_pad() + _table_metadata() + _table_recurrent()
-                                 + _table_random2() + _table_zero() + _table_streams() + _table_fft())
+                                 + _table_random2() + _table_zero() + _table_streams() + _table_fft()
+                                 + _table_lstsq())
 
 
 def check_table() -> list[str]:

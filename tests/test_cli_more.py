@@ -150,8 +150,7 @@ def test_missing_torch_names_say_what_to_use() -> None:
         D.compile  # noqa: B018
     with pytest.raises(AttributeError, match="'cpu' or 'meta' only"):
         D.cuda  # noqa: B018
-    with pytest.raises(AttributeError, match="torch.linalg is not implemented.*matmul"):
-        D.linalg  # noqa: B018
+    assert callable(D.linalg.lstsq) and callable(D.fft.fft)  # torch.linalg (lstsq, pinv, ...) and torch.fft exist
     with pytest.raises(AttributeError, match=r"^module 'dispatcher' has no attribute 'no_such_name'$"):
         D.no_such_name  # noqa: B018
     assert not hasattr(D, "cuda") and getattr(D, "cuda", None) is None

@@ -67,6 +67,26 @@ def test_python_dispatcher_basic(torch: Any) -> None:
     _same(torch, program)
 
 
+def test_python_dispatcher_lstsq(torch: Any) -> None:
+    """TestPythonDispatcher.test_lstsq: ``torch.linalg.lstsq`` gives the same solution shape under
+    ``_EnablePythonDispatcher`` (the Python dispatcher resolving a CompositeExplicitAutograd op with autograd and
+    a named-tuple result), and ``enable_python_dispatcher`` gives the same values."""
+    def program(E: Any) -> list:
+        T = E.T
+        a = T.randn(4, 3)
+        b = T.rand(4, 3)
+        expected = T.linalg.lstsq(a, b)
+        r = T._C._EnablePythonDispatcher()  # (as the torch test: enabled for the rest of the program)
+        got = T.linalg.lstsq(a, b)
+        del r
+        with T._C._EnablePythonDispatcher():  # what torch._dispatch.python.enable_python_dispatcher enters
+            again = T.linalg.lstsq(a, b, driver="gelsd")
+        return [tuple(expected.solution.shape) == tuple(got.solution.shape), tuple(got.solution.shape),
+                bool(T.allclose(expected.solution, got.solution)), tuple(again.singular_values.shape),
+                type(got).__name__, str(got.rank.dtype), tuple(got.solution.stride())]
+    _same(torch, program)
+
+
 # --- TestPythonDispatch leftovers ---------------------------------------------------------------------------------
 
 def test_maybe_tuple_bug(torch: Any) -> None:

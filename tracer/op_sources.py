@@ -393,6 +393,10 @@ def _surface_candidates(op: OpOverload) -> list[tuple[str, Any]]:
                 found.append((prefix, attr, value))  # type: ignore[arg-type]
     if base.startswith("fft_") and callable(getattr(dispatcher.fft, base[4:], None)):  # torch.fft.X is aten.fft_X
         found.append(("torch.fft", base[4:], getattr(dispatcher.fft, base[4:])))  # type: ignore[arg-type]
+    if base.startswith("linalg_"):  # torch.linalg.X for aten linalg_X (wt-lstsq)
+        value = getattr(dispatcher.linalg, base.removeprefix("linalg_"), None)
+        if callable(value):
+            found.append(("linalg", base.removeprefix("linalg_"), value))
     return [(f"{prefix}.{attr}", value) for prefix, attr, value in found]  # type: ignore[misc]
 
 

@@ -231,3 +231,42 @@ def install(T: type) -> None:  # noqa: N803 - the Tensor class
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-08) -> Tensor:
     """``torch.cosine_similarity``: ``aten.cosine_similarity`` (CompositeImplicitAutograd)."""
     return aten.cosine_similarity.default(x1, x2, dim, eps)
+
+
+# --- torch.linalg.lstsq / pinv (wt-lstsq): the functions of the torch.linalg namespace (dispatcher/linalg.py) ---
+def _lstsq_type() -> type:
+    """``torch.return_types.linalg_lstsq``: (solution, residuals, rank, singular_values) with PyTorch's repr."""
+    import collections
+
+    fields = ("solution", "residuals", "rank", "singular_values")
+    base = collections.namedtuple("linalg_lstsq", fields)
+
+    def __repr__(self: Any) -> str:  # noqa: N807
+        body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
+        return f"torch.return_types.linalg_lstsq(\n{body})"
+
+    return type("linalg_lstsq", (base,), {"__slots__": (), "__repr__": __repr__, "__module__": "torch.return_types"})
+
+
+LinalgLstsqResult = _lstsq_type()
+
+
+def lstsq(input: Tensor, b: Tensor, rcond: float | None = None, *, driver: str | None = None) -> Any:  # noqa: A002
+    """``torch.linalg.lstsq(A, B, rcond=None, *, driver=None)``: ``aten.linalg_lstsq`` as a named tuple."""
+    return LinalgLstsqResult(*aten.linalg_lstsq.default(input, b, rcond, driver=driver))
+
+
+def pinv(input: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:  # noqa: A002
+    """``torch.linalg.pinv(A, *, atol=None, rtol=None, hermitian=False)``. Float tolerances become float64 scalar
+    tensors (torch calls its ``atol_rtol_float`` overload, not listed here: same values)."""
+    from .from_data import tensor as _tensor
+
+    def tol(v: Any) -> Any:
+        return _tensor(float(v), dtype=_float64()) if v is not None and not isinstance(v, Tensor) else v
+    return aten.linalg_pinv.atol_rtol_tensor(input, atol=tol(atol), rtol=tol(rtol), hermitian=hermitian)
+
+
+def _float64() -> Any:
+    from ..dtypes import float64
+
+    return float64

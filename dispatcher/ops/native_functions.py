@@ -895,4 +895,8 @@ NATIVE_FUNCTIONS: tuple[OpDef, ...] = (
     OpDef("fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor", CIA, tags=()),
     OpDef("fft_fftfreq(int n, float d=1., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=()),
     OpDef("fft_rfftfreq(int n, float d=1., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", CEA, factory=True, tags=()),
+    # wt-lstsq: torch.linalg.lstsq and the pseudo-inverse its derivative calls (linalg_pinv.atol_rtol_tensor is
+    # CompositeExplicitAutogradNonFunctional in torch: real kernels here, as _trilinear)
+    OpDef("linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)", CEA, tags=('dynamic_output_shape',)),
+    OpDef("linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor", BACKEND, tags=()),
 )

@@ -41,6 +41,7 @@ KERNEL_MODULES = (
 )
 KERNEL_MODULES += ("testing_ops",)
 KERNEL_MODULES += ("fft",)  # wt-fft
+KERNEL_MODULES += ("linalg_lstsq",)  # wt-lstsq
 
 _KIND_KEYS = {
     BACKEND: ("CPU", "Meta"),

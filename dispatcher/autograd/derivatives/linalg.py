@@ -156,3 +156,80 @@ def _trilinear(ctx, grads, needs):
     g2 = aten._trilinear.default(ctx.i1, g, ctx.i3, e1, sd, e3, e2) if needs[1] else None
     g3 = aten._trilinear.default(ctx.i1, ctx.i2, g, e1, e2, sd, e3) if needs[2] else None
     return (g1, g2, g3)
+
+
+# --- linalg_pinv, linalg_lstsq (wt-lstsq) -------------------------------------------------------------------------
+
+def _mH(t: Any) -> Any:  # noqa: N802 - torch's name
+    return aten.mH.default(t)
+
+
+def pinv_backward(grad: Any, pinvA: Any, A: Any) -> Any:  # noqa: N803 - FunctionsManual's names
+    """FunctionsManual's ``pinv_backward``: the products arranged to keep the matrices smallest (m <= n or not).
+    The sum's terms are computed last to first, as torch's build evaluates the C++ expression."""
+    m, n = A._shape[-2], A._shape[-1]
+    mm_ = aten.matmul.default
+    pinvAh = _mH(pinvA)  # noqa: N806
+    gradh = _mH(grad)
+    if m <= n:
+        K = mm_(gradh, pinvA)  # noqa: N806
+        KpinvAh = mm_(K, pinvAh)  # noqa: N806
+        t4 = mm_(mm_(pinvAh, pinvA), aten.sub.Tensor(gradh, mm_(K, A)))
+        t3 = mm_(mm_(A, pinvA), KpinvAh)
+        t1 = aten.neg.default(_mH(mm_(pinvA, K)))
+        return aten.add.Tensor(aten.sub.Tensor(aten.add.Tensor(t1, KpinvAh), t3), t4)
+    K = mm_(pinvA, gradh)  # noqa: N806
+    pinvAhK = mm_(pinvAh, K)  # noqa: N806
+    t4 = mm_(mm_(pinvAhK, pinvA), A)
+    t2 = mm_(mm_(aten.sub.Tensor(gradh, mm_(A, K)), pinvA), pinvAh)
+    t1 = aten.neg.default(_mH(mm_(K, pinvA)))
+    return aten.sub.Tensor(aten.add.Tensor(aten.add.Tensor(t1, t2), pinvAhK), t4)
+
+
+@derivative("linalg_pinv.atol_rtol_tensor", "LinalgPinvBackward0", ("self",), save_inputs=("self",),
+            no_requires_grad=("atol", "rtol"),
+            save_outputs=(0,))
+def _linalg_pinv(ctx, grads, needs):
+    return (pinv_backward(grads[0], ctx.result, ctx.self),)
+
+
+@derivative("linalg_lstsq", "LinalgLstsqBackward0", ("self", "b"), save_inputs=("self", "b"),
+            save_outputs=(0,), non_differentiable_outputs=(2, 3))
+def _linalg_lstsq(ctx, grads, needs):
+    """``linalg_lstsq_backward(grads[0], grads[1], self, b, solution, mask)``: the solution is ``pinv(A) B``
+    (``pinv_backward`` for A, ``pinv(A)^H gX`` for B); defined non-empty residuals add ``2 (gL * r) X^H`` and
+    ``-2 gL * r`` with ``r = A X - B``. A vector right-hand side is made a one-column matrix and back."""
+    from ...ops.linalg_lstsq import is_vector_rhs
+
+    gX_, gL = grads[0], grads[1]  # noqa: N806
+    if gX_ is None and gL is None:
+        return (None, None)
+    A, B_, X_ = ctx.self, ctx.b, ctx.result0  # noqa: N806 - unpacked first, as the generated node does
+    vector = is_vector_rhs(A._shape, B_._shape)
+
+    def to_matrix(t: Any) -> Any:
+        return aten.unsqueeze.default(t, -1) if vector else t
+
+    def to_vector(t: Any) -> Any:
+        return aten.squeeze.dim(t, -1) if vector else t
+
+    a_grad = b_grad = None
+    B = to_matrix(B_)  # noqa: N806
+    if gX_ is not None:
+        gX = to_matrix(gX_)  # noqa: N806
+        pinvA = aten.linalg_pinv.atol_rtol_tensor(A)  # noqa: N806
+        if needs[0]:
+            a_grad = pinv_backward(aten.matmul.default(gX, _mH(B)), pinvA, A)
+        if needs[1]:
+            b_grad = to_vector(aten.matmul.default(_mH(pinvA), gX))
+    if gL is not None and gL.numel() > 0:
+        X = to_matrix(X_)  # noqa: N806
+        r = aten.sub.Tensor(aten.matmul.default(A, X), B)
+        gL_ = aten.unsqueeze.default(gL, -2)  # noqa: N806
+        if needs[0]:
+            term = aten.mul.Scalar(aten.matmul.default(aten.mul.Tensor(gL_, r), _mH(X)), 2)
+            a_grad = term if a_grad is None else aten.add.Tensor(a_grad, term)
+        if needs[1]:
+            term = to_vector(aten.mul.Tensor(aten.mul.Scalar(gL_, -2), r))
+            b_grad = term if b_grad is None else aten.add.Tensor(b_grad, term)
+    return (a_grad, b_grad)
