@@ -23,8 +23,12 @@ def _clone(ctx, grads, needs):
 
 @derivative("_to_copy", "ToCopyBackward0", ("self",), save_meta=("self",))
 def _to_copy(ctx, grads, needs):
-    # _to_copy_backward: grad.to(self.options()); NB: the complex -> real case (at::real) is not handled
-    return (aten.to.dtype_layout(grads[0], **_options(ctx.self)),)
+    # _to_copy_backward: a complex grad of a real input is first taken to its real part (at::real, without the
+    # complex -> real cast warning), then grad.to(self.options()) (no copy when nothing changes)
+    grad, options = grads[0], _options(ctx.self)
+    if grad._dtype.is_complex and not options["dtype"].is_complex:
+        grad = aten.real.default(grad)
+    return (aten.to.dtype_layout(grad, **options),)
 
 
 @derivative("fill_.Scalar", "FillBackward2", ("self",))
